@@ -1,0 +1,3 @@
+export * from './kill/types.js';
+export * from './run/types.js';
+export * from './table/index.js';

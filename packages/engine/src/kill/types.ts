@@ -1,0 +1,60 @@
+/**
+ * The contract of the revalidated tree kill. Implemented in kill/kill-tree.ts on top of
+ * ownership/ (who belongs to the tree) and signal/ (identity-checked signalling).
+ */
+import type { ProcessIdentity, TableReader } from '../table/types.js';
+
+/** Default time between SIGTERM to the graceful roots and SIGKILL to every owned group. */
+export const DEFAULT_GRACE_MS = 3000;
+/** Tree-kill attempts in all before `kill_failed` (the headless agent runner's floor). */
+export const KILL_ATTEMPTS = 2;
+
+export type SignalName = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP' | 'SIGQUIT' | 'SIGSTOP' | 'SIGCONT' | 0;
+
+/** `sent`; `gone` (ESRCH, or identity no longer matches: nothing was sent); `eperm` (not ours to signal). */
+export type SignalResult = 'sent' | 'gone' | 'eperm';
+
+/** Signalling primitives; injectable so tests can reproduce macOS EPERM, Windows and exact races. */
+export interface SignalOps {
+  /** Signals one process; on Linux through a pidfd opened after an identity check. */
+  signalProcess(target: ProcessIdentity, signal: SignalName): SignalResult;
+  signalGroup(pgid: number, signal: SignalName): SignalResult;
+}
+
+/**
+ * `killed`: every member verified dead; `already_gone`: nothing was alive to kill;
+ * `kill_failed`: members survived every attempt (listed in `survivors`);
+ * `refused`: identity became uncertain or the target was protected; nothing was signalled.
+ */
+export type KillResult = 'killed' | 'already_gone' | 'kill_failed' | 'refused';
+
+export interface KillTimelineEntry {
+  /** Milliseconds since the kill began. */
+  readonly atMs: number;
+  readonly action: 'observe' | 'SIGTERM' | 'SIGKILL' | 'verify' | 'retry' | 'fallback-direct' | 'refused';
+  readonly pids?: readonly number[];
+  readonly groups?: readonly number[];
+  readonly detail?: string;
+}
+
+export interface KillOutcome {
+  readonly result: KillResult;
+  readonly target: ProcessIdentity;
+  readonly attempts: number;
+  readonly killed: readonly ProcessIdentity[];
+  readonly survivors: readonly ProcessIdentity[];
+  readonly timeline: readonly KillTimelineEntry[];
+  /** Present for `refused` and `kill_failed`: the reason, e.g. "identity became uncertain: …". */
+  readonly error?: string;
+  readonly startedAtMs: number;
+  readonly durationMs: number;
+}
+
+export interface KillTreeOptions {
+  readonly graceMs?: number;
+  readonly attempts?: number;
+  /** Run cookie (`TREEWARDEN_RUN_ID`): processes carrying it belong to the tree wherever they hid. */
+  readonly runId?: string;
+  readonly reader?: TableReader;
+  readonly signals?: SignalOps;
+}

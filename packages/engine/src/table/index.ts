@@ -1,0 +1,2 @@
+export { readProcEntry, readProcTable } from './linux-proc.js';
+export * from './types.js';

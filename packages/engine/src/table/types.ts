@@ -1,0 +1,64 @@
+/**
+ * The process-table model shared by every platform reader.
+ *
+ * Identity is `(pid, startTime)`: a pid alone is recycled by the kernel, so every decision to
+ * signal is made against an identity read moments before, never against a bare pid.
+ */
+
+/** One process as the platform reported it. `startTime` is opaque and only compared for equality. */
+export interface ProcessIdentity {
+  readonly pid: number;
+  /** Linux: `/proc/PID/stat` field 22 (clock ticks since boot) as a decimal string; macOS: `ps -o lstart`; Windows: creation time. */
+  readonly startTime: string;
+}
+
+/** Kernel process states, as single letters (`R S D Z T t X I W P`); `?` when unknown. */
+export type ProcessState = string;
+
+export interface ProcessEntry extends ProcessIdentity {
+  readonly ppid: number;
+  readonly pgid: number;
+  readonly sid: number;
+  readonly state: ProcessState;
+  readonly uid: number;
+  /** Short name (Linux `comm`). */
+  readonly command: string;
+  /** Full argv; empty for kernel threads and zombies. */
+  readonly args: readonly string[];
+  /** Working directory, or null where it cannot be read (other users, zombies). */
+  readonly cwd: string | null;
+  /** User + system CPU time consumed so far. */
+  readonly cpuTimeMs: number;
+  readonly rssBytes: number;
+  /** Wall-clock start in epoch milliseconds (derived from startTime; for display and ages). */
+  readonly startedAtMs: number;
+}
+
+export interface ProcessTable {
+  readonly entries: ReadonlyMap<number, ProcessEntry>;
+  /** Epoch ms when the read finished. */
+  readonly readAtMs: number;
+}
+
+/** A platform backend. `readAll` yields null ("no table") rather than a partial table. */
+export interface TableReader {
+  readonly platform: NodeJS.Platform;
+  readAll(): Promise<ProcessTable | null>;
+  /**
+   * Read only the given pids and their descendants (the owned-tree refresh). Readers that cannot
+   * do this cheaply fall back to a full read filtered down.
+   */
+  readTrees(rootPids: readonly number[]): Promise<ProcessTable | null>;
+}
+
+export function identityKey(identity: ProcessIdentity): string {
+  return `${identity.pid}:${identity.startTime}`;
+}
+
+export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  return a.pid === b.pid && a.startTime === b.startTime;
+}
+
+export function isZombie(entry: Pick<ProcessEntry, 'state'>): boolean {
+  return entry.state === 'Z' || entry.state === 'X';
+}
