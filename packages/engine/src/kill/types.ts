@@ -58,3 +58,24 @@ export interface KillTreeOptions {
   readonly reader?: TableReader;
   readonly signals?: SignalOps;
 }
+
+export interface TreeOwnerOptions {
+  readonly runId?: string;
+  readonly reader?: TableReader;
+  readonly signals?: SignalOps;
+}
+
+/**
+ * Owns one tree: remembers every observed member by identity, so descendants stay owned after
+ * their parent exits and they are reparented. Implemented in ownership/tree-owner.ts
+ * (`createTreeOwner`); `killTree(target, options)` in kill/kill-tree.ts is owner + observe + kill.
+ */
+export interface TreeOwner {
+  readonly root: ProcessIdentity;
+  /** Re-reads the table; admits new members through still-owned, still-identical ancestors or the run cookie. */
+  observe(): Promise<void>;
+  /** Owned identities still alive at the last observation (zombies excluded: they count as stopped). */
+  members(): readonly ProcessIdentity[];
+  /** Revalidate, SIGTERM graceful roots, wait, SIGKILL every owned group deepest first, verify, retry. */
+  kill(options?: KillTreeOptions): Promise<KillOutcome>;
+}
