@@ -1,1 +1,10 @@
+export * from './commands.js';
+export * from './envelope.js';
+export * from './events.js';
+export * from './model.js';
+
 export const PROTOCOL_VERSION = 1;
+/** Prefix of every Electron IPC channel; the preload refuses any other. */
+export const IPC_CHANNEL_PREFIX = 'treewarden:';
+export const IPC_REQUEST_CHANNEL = 'treewarden:request';
+export const IPC_EVENT_CHANNEL = 'treewarden:event';

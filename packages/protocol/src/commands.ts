@@ -1,0 +1,68 @@
+/**
+ * Commands a UI sends to the engine host, and what each one answers. The UI is untrusted input:
+ * every command is parsed with these schemas before the host acts on it.
+ */
+import { z } from 'zod';
+import {
+  historyEntrySchema,
+  identitySchema,
+  killReportSchema,
+  processNodeSchema,
+  scenarioInfoSchema,
+} from './model.js';
+
+/** Bounds mirrored from the engine (1 s … 5400 s), so a bad timeout is refused before it travels. */
+export const MIN_TIMEOUT_SECONDS = 1;
+export const MAX_TIMEOUT_SECONDS = 5400;
+export const MIN_POLL_INTERVAL_MS = 250;
+export const MAX_POLL_INTERVAL_MS = 60_000;
+const MAX_ARGS = 256;
+const MAX_ARG_LENGTH = 8192;
+
+const arg = z.string().max(MAX_ARG_LENGTH);
+
+export const commandSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('startRun'),
+    command: z.string().min(1).max(MAX_ARG_LENGTH),
+    args: z.array(arg).max(MAX_ARGS),
+    cwd: z.string().max(4096).optional(),
+    timeoutSeconds: z.number().min(MIN_TIMEOUT_SECONDS).max(MAX_TIMEOUT_SECONDS),
+    leaseName: z.string().min(1).max(128).optional(),
+  }),
+  /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
+  z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),
+  z.object({ type: z.literal('retryRun'), runId: z.string().min(1).max(128) }),
+  z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
+  z.object({ type: z.literal('cleanOrphans'), runId: z.string().min(1).max(128).optional() }),
+  z.object({ type: z.literal('listScenarios') }),
+  z.object({ type: z.literal('runScenario'), name: z.string().min(1).max(128), naive: z.boolean().optional() }),
+  z.object({
+    type: z.literal('setPollInterval'),
+    intervalMs: z.number().int().min(MIN_POLL_INTERVAL_MS).max(MAX_POLL_INTERVAL_MS),
+  }),
+  /** The system-wide table is polled only while a view shows it. */
+  z.object({ type: z.literal('watchSystem'), enabled: z.boolean() }),
+  z.object({ type: z.literal('getHistory'), limit: z.number().int().min(1).max(1000).optional() }),
+]);
+export type Command = z.infer<typeof commandSchema>;
+export type CommandType = Command['type'];
+
+const runStartedSchema = z.object({ runId: z.string(), leaseId: z.string() });
+
+/** What each command answers on success. */
+export const commandResultSchemas = {
+  startRun: runStartedSchema,
+  killTree: killReportSchema,
+  retryRun: runStartedSchema,
+  releaseLease: z.object({ released: z.boolean(), kills: z.array(killReportSchema) }),
+  cleanOrphans: z.object({ kills: z.array(killReportSchema) }),
+  listScenarios: z.object({ scenarios: z.array(scenarioInfoSchema) }),
+  runScenario: runStartedSchema,
+  setPollInterval: z.object({ intervalMs: z.number().int() }),
+  watchSystem: z.object({ enabled: z.boolean(), processes: z.array(processNodeSchema) }),
+  getHistory: z.object({ entries: z.array(historyEntrySchema) }),
+} as const satisfies Record<CommandType, z.ZodType>;
+
+export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;
+export type CommandOf<T extends CommandType> = Extract<Command, { type: T }>;
