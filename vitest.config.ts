@@ -3,14 +3,14 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['./test-support/leak-guard.ts'],
+    // Real-process tests on a 2-core machine: keep the pressure predictable.
+    maxWorkers: 2,
     projects: [
       {
         test: {
           name: 'node',
           environment: 'node',
           include: ['packages/*/test/**/*.test.ts', 'apps/cli/test/**/*.test.ts', 'apps/desktop/test/**/*.test.ts'],
-          // Real-process tests on a 2-core machine: keep the pressure predictable.
-          maxWorkers: 2,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

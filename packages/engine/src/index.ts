@@ -1,3 +1,24 @@
+export * from './classify/index.js';
+export { killTree } from './kill/kill-tree.js';
+export { FREEZE_ROUNDS, GRACE_POLL_MS, killOwnedTree, VERIFY_POLL_MS, VERIFY_TIMEOUT_MS } from './kill/owner-kill.js';
 export * from './kill/types.js';
-export * from './run/types.js';
+export * from './lease/index.js';
+export * from './ledger/index.js';
+export * from './orphans/index.js';
+export * from './ownership/index.js';
+export * from './run/index.js';
+export {
+  findScenario,
+  listScenarios,
+  runScenario,
+  type ScenarioExecution,
+  type ScenarioResult,
+  type ScenarioRunOptions,
+  type ScenarioStep,
+  type ScenarioSummary,
+  startScenario,
+  sweepScenario,
+} from './scenarios/index.js';
+export * from './signal/index.js';
+export * from './state/index.js';
 export * from './table/index.js';

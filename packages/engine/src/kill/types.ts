@@ -57,6 +57,8 @@ export interface KillTreeOptions {
   readonly runId?: string;
   readonly reader?: TableReader;
   readonly signals?: SignalOps;
+  /** How long each attempt waits for SIGKILLed members to disappear (default VERIFY_TIMEOUT_MS, 3000). */
+  readonly verifyTimeoutMs?: number;
 }
 
 export interface TreeOwnerOptions {

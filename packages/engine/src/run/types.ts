@@ -38,8 +38,12 @@ export interface RunSpec {
   readonly leaseId?: string;
   /** Leave descendants alive after the root exits (default: end them, report as leftovers). */
   readonly keepDescendants?: boolean;
-  /** `inherit`: stdout/stderr pass through; `capture`: bounded tails only. */
-  readonly output?: 'inherit' | 'capture';
+  /**
+   * `inherit`: stdin/stdout/stderr are the caller's (no tails, so classification is by exit only);
+   * `capture`: bounded tails only, stdin ignored; `tee`: stdout/stderr are forwarded to the
+   * caller's and tails are kept, so stderr can still be classified. Default `capture`.
+   */
+  readonly output?: 'inherit' | 'capture' | 'tee';
 }
 
 export interface RunOutcome {
@@ -57,4 +61,28 @@ export interface RunOutcome {
   readonly stderrTail: string;
   readonly error?: string;
   readonly kill?: KillOutcome;
+  /** With keepDescendants: descendants still alive when the root exited, deliberately left running. */
+  readonly kept?: readonly ProcessIdentity[];
+}
+
+export type RunEvent =
+  | { readonly type: 'phase'; readonly phase: RunPhase }
+  | { readonly type: 'spawned'; readonly identity: ProcessIdentity }
+  /** The owned tree changed (emitted by the periodic observation, only on change). */
+  | { readonly type: 'members'; readonly members: readonly ProcessIdentity[] }
+  | { readonly type: 'output'; readonly stream: 'stdout' | 'stderr'; readonly text: string };
+
+/** One supervised run, as returned by `startRun`. */
+export interface Run {
+  readonly id: string;
+  readonly leaseId: string;
+  /** The root's identity, read right after spawn; null before spawn or when the launch failed. */
+  readonly identity: ProcessIdentity | null;
+  readonly phase: RunPhase;
+  /** Resolves once the run ended; never rejects (failures are classifications). */
+  readonly outcome: Promise<RunOutcome>;
+  /** Ends the whole tree; the outcome becomes `cancelled` (or `kill_failed`). No-op once stopping. */
+  cancel(reason?: string): void;
+  /** Events from now on; returns the unsubscribe function. */
+  subscribe(listener: (event: RunEvent) => void): () => void;
 }

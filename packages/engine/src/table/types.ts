@@ -17,9 +17,12 @@ export type ProcessState = string;
 
 export interface ProcessEntry extends ProcessIdentity {
   readonly ppid: number;
+  /** Windows has no process groups: there every process is its own (pgid = pid). */
   readonly pgid: number;
+  /** Session id; 0 where the platform does not report one (macOS), the Windows session id on Windows. */
   readonly sid: number;
   readonly state: ProcessState;
+  /** Effective uid; -1 where the platform does not report one (Windows). */
   readonly uid: number;
   /** Short name (Linux `comm`). */
   readonly command: string;

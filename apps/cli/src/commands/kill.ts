@@ -1,0 +1,128 @@
+/**
+ * `treewarden kill PID [--start T] [--grace S] [--json]`: ends PID's whole tree with the
+ * revalidated kill. `--start` names the identity the user saw; a PID that now has another start
+ * time is a different process and is refused (exit 3) with nothing signalled.
+ */
+import { parseArgs } from 'node:util';
+import {
+  createTableReader,
+  type KillOutcome,
+  killTree,
+  normalizeGrace,
+  type ProcessEntry,
+  type ProcessIdentity,
+  RunSpecError,
+  readProcEntry,
+} from '@treewarden/engine';
+import { parsePid, parseSeconds, writeOut } from '../args.js';
+import { EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
+import { type CliCommand, UsageError } from './command.js';
+
+const USAGE = 'treewarden kill PID [--start T] [--grace S] [--json]';
+const OPTIONS = { start: { type: 'string' }, grace: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+function exitCodeFor(outcome: KillOutcome): number {
+  if (outcome.result === 'kill_failed') return EXIT_KILL_FAILED;
+  if (outcome.result === 'refused') return EXIT_REFUSED;
+  return EXIT_OK;
+}
+
+function describe(outcome: KillOutcome): string {
+  const { pid } = outcome.target;
+  const seconds = (outcome.durationMs / 1000).toFixed(2);
+  switch (outcome.result) {
+    case 'killed':
+      return `treewarden: ended the tree of ${pid} (${outcome.killed.length} process(es)) in ${seconds} s\n`;
+    case 'already_gone':
+      return `treewarden: ${pid} is already gone; nothing to kill\n`;
+    case 'refused':
+      return `treewarden: refused to kill ${pid}, nothing was signalled: ${outcome.error ?? 'identity uncertain'}\n`;
+    case 'kill_failed':
+      return `treewarden: kill_failed for ${pid} after ${outcome.attempts} attempt(s); survivors: ${outcome.survivors
+        .map((s) => `${s.pid} (start ${s.startTime})`)
+        .join(', ')}${outcome.error ? `: ${outcome.error}` : ''}\n`;
+  }
+}
+
+/** A refusal built here, before any signal: the pid is alive but is not the process the user named. */
+function mismatch(target: ProcessIdentity, actualStart: string): KillOutcome {
+  const error = `pid ${target.pid} now has startTime ${actualStart}, not ${target.startTime}: it is a different process; nothing was signalled`;
+  return {
+    result: 'refused',
+    target,
+    attempts: 0,
+    killed: [],
+    survivors: [],
+    timeline: [{ atMs: 0, action: 'refused', detail: error }],
+    error,
+    startedAtMs: Date.now(),
+    durationMs: 0,
+  };
+}
+
+function goneOutcome(target: ProcessIdentity): KillOutcome {
+  return {
+    result: 'already_gone',
+    target,
+    attempts: 0,
+    killed: [],
+    survivors: [],
+    timeline: [],
+    startedAtMs: Date.now(),
+    durationMs: 0,
+  };
+}
+
+/** The live entry for `pid`: /proc directly on Linux, the platform reader elsewhere. */
+async function readEntry(pid: number): Promise<ProcessEntry | null> {
+  if (process.platform === 'linux') return readProcEntry(pid);
+  const table = await createTableReader().readTrees([pid]);
+  if (table === null)
+    throw new Error('no process table could be read, so the identity cannot be checked; nothing was signalled');
+  return table.entries.get(pid) ?? null;
+}
+
+async function killIdentity(pid: number, start: string | undefined, graceMs: number | undefined): Promise<KillOutcome> {
+  const entry = await readEntry(pid);
+  if (entry === null) return goneOutcome({ pid, startTime: start ?? '' });
+  if (start !== undefined && entry.startTime !== start) return mismatch({ pid, startTime: start }, entry.startTime);
+  // killTree re-reads and re-checks this identity itself right before signalling.
+  // Off Linux the owner has no default reader: hand it the platform's.
+  return killTree(
+    { pid, startTime: entry.startTime },
+    {
+      ...(graceMs === undefined ? {} : { graceMs }),
+      ...(process.platform === 'linux' ? {} : { reader: createTableReader() }),
+    },
+  );
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError(`kill: expected exactly one PID, got ${positionals.length}`);
+  const pid = parsePid('PID', positionals[0]) as number;
+  if (values.start !== undefined && !/^\S+$/.test(values.start)) throw new UsageError('kill: --start is empty');
+  let graceMs: number | undefined;
+  try {
+    const grace = normalizeGrace(parseSeconds('grace', values.grace));
+    graceMs = grace === undefined ? undefined : Math.round(grace * 1000);
+  } catch (error) {
+    if (error instanceof RunSpecError) throw new UsageError(error.message);
+    throw error;
+  }
+  const outcome = await killIdentity(pid, values.start, graceMs);
+  if (values.json === true) await writeOut(process.stdout, `${JSON.stringify(outcome)}\n`);
+  else
+    await writeOut(
+      outcome.result === 'killed' || outcome.result === 'already_gone' ? process.stdout : process.stderr,
+      describe(outcome),
+    );
+  return exitCodeFor(outcome);
+}
+
+export const killCommand: CliCommand = { summary: "end a process's whole tree, identity-checked", usage: USAGE, main };

@@ -1,0 +1,123 @@
+/**
+ * `treewarden orphans [--json] [--clean [--all]] [--grace S]`: live processes of runs that are
+ * over (or of leases whose holder died), grouped per run with why each one was judged leaked,
+ * plus unregistered trees (a run cookie nobody recorded, reparented to pid 1). `--clean` ends the
+ * recorded ones with the revalidated tree kill and reports; `--all` also ends unregistered ones.
+ * Exits EXIT_KILL_FAILED when something outlived the clean-up.
+ */
+import { parseArgs } from 'node:util';
+import {
+  type CleanedGroup,
+  cleanOrphans,
+  findOrphans,
+  type OrphanGroup,
+  statePaths,
+  survivorsOf,
+} from '@treewarden/engine';
+import { parseSeconds, writeOut } from '../args.js';
+import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
+import type { CliCommand } from './command.js';
+
+const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S]';
+const OPTIONS = {
+  json: { type: 'boolean' },
+  clean: { type: 'boolean' },
+  all: { type: 'boolean' },
+  grace: { type: 'string' },
+} as const;
+const ARGS_WIDTH = 70;
+
+function groupJson(group: OrphanGroup) {
+  return {
+    runId: group.runId,
+    leaseId: group.leaseId,
+    kind: group.kind,
+    why: group.why,
+    processes: group.members.map(({ entry, reasons }) => ({
+      pid: entry.pid,
+      startTime: entry.startTime,
+      ppid: entry.ppid,
+      pgid: entry.pgid,
+      sid: entry.sid,
+      cwd: entry.cwd,
+      args: entry.args,
+      reasons,
+    })),
+  };
+}
+
+function cleanedJson(cleaned: CleanedGroup) {
+  return {
+    runId: cleaned.group.runId,
+    kills: cleaned.reports.map((report) => ({
+      root: report.root.entry.pid,
+      result: report.outcome?.result ?? 'error',
+      killed: report.outcome?.killed ?? [],
+      survivors: report.outcome?.survivors ?? [],
+      ...(report.error !== undefined || report.outcome?.error !== undefined
+        ? { error: report.error ?? report.outcome?.error }
+        : {}),
+    })),
+  };
+}
+
+function formatGroup(group: OrphanGroup): string {
+  const title = `run ${group.runId ?? '-'}${group.leaseId ? ` (lease ${group.leaseId})` : ''}: ${group.why}`;
+  const lines = group.members.map(({ entry, reasons }) => {
+    const args = (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, ARGS_WIDTH);
+    return `  ${String(entry.pid).padStart(7)}  ${args}\n           why: ${reasons.join('; ')}`;
+  });
+  return `${title}\n${lines.join('\n')}`;
+}
+
+function formatCleaned(cleaned: CleanedGroup): string {
+  return cleaned.reports
+    .map((report) => {
+      const result = report.outcome?.result ?? `error: ${report.error}`;
+      const survivors = report.outcome?.survivors.map((s) => s.pid) ?? [];
+      const tail = survivors.length > 0 ? `, survivors ${survivors.join(' ')}` : '';
+      return `  ended tree of ${report.root.entry.pid}: ${result}${tail}`;
+    })
+    .join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+  const graceSeconds = parseSeconds('--grace', values.grace);
+  const paths = statePaths();
+  const scan = findOrphans({ paths });
+  const cleaned =
+    values.clean === true
+      ? await cleanOrphans(scan, {
+          paths,
+          includeUnregistered: values.all === true,
+          ...(graceSeconds !== undefined ? { graceMs: graceSeconds * 1000 } : {}),
+        })
+      : null;
+  const survivors = cleaned !== null ? survivorsOf(cleaned) : [];
+  if (values.json === true) {
+    const body = {
+      groups: scan.groups.map(groupJson),
+      ...(cleaned !== null ? { cleaned: cleaned.map(cleanedJson), survivors } : {}),
+    };
+    await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
+  } else if (scan.groups.length === 0) {
+    await writeOut(process.stdout, 'no leaked processes found\n');
+  } else {
+    const blocks = scan.groups.map((group) => {
+      const done = cleaned?.find((entry) => entry.group === group);
+      if (done !== undefined) return `${formatGroup(group)}\n${formatCleaned(done)}`;
+      const hint =
+        cleaned !== null && group.kind === 'unregistered' ? '\n  (not cleaned: unregistered; add --all)' : '';
+      return `${formatGroup(group)}${hint}`;
+    });
+    await writeOut(process.stdout, `${blocks.join('\n\n')}\n`);
+  }
+  return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
+}
+
+export const orphansCommand: CliCommand = {
+  summary: 'find processes leaked by ended runs or dead leases; --clean ends them',
+  usage: USAGE,
+  main,
+};

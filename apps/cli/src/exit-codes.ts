@@ -1,0 +1,14 @@
+/** Exit statuses of the `treewarden` CLI; documented in the README. */
+export const EXIT_OK = 0;
+/** A runtime failure that is not one of the outcomes below (e.g. no process table). */
+export const EXIT_FAILURE = 1;
+/** Bad flags or out-of-bound values; nothing was launched or signalled. */
+export const EXIT_USAGE = 2;
+/** `kill --start` named a different process (or the kill was refused): nothing was signalled. */
+export const EXIT_REFUSED = 3;
+export const EXIT_TIMEOUT = 124;
+export const EXIT_KILL_FAILED = 125;
+export const EXIT_LAUNCH_FAILURE = 126;
+export const EXIT_MISSING_BINARY = 127;
+/** Shell convention: a process ended by signal n exits 128 + n. */
+export const SIGNAL_EXIT_BASE = 128;

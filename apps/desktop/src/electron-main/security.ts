@@ -1,0 +1,45 @@
+/**
+ * App-wide hardening, applied before any window exists: sandbox everywhere, no permissions, no
+ * navigation away from the renderer file, no new windows, no webviews, and a strict CSP header
+ * on top of the renderer's own meta tag.
+ */
+import { app, type Session, shell, type WebContents } from 'electron';
+
+export const ELECTRON_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function hardenSession(session: Session): void {
+  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  session.setPermissionCheckHandler(() => false);
+  session.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [ELECTRON_CSP] } });
+  });
+}
+
+function lockDown(contents: WebContents, rendererFileUrl: string): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!url.startsWith(rendererFileUrl)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    // Links to docs open in the user's browser, never inside the app.
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+}
+
+export function hardenApp(rendererFileUrl: string): void {
+  app.enableSandbox();
+  app.on('web-contents-created', (_event, contents) => lockDown(contents, rendererFileUrl));
+}

@@ -1,0 +1,53 @@
+/** The window: app bar, banners, leases sidebar, the current view, run details and activity. */
+import { useThemeAttribute } from '../hooks/use-theme';
+import { useAppStore } from '../store/store';
+import { ActivityPanel } from './activity';
+import { HistoryView } from './history-view';
+import { KillConfirm } from './kill-confirm';
+import { LeaseView } from './lease-view';
+import { OrphanBanner } from './orphan-banner';
+import { RunDetails } from './run-details';
+import { ScenariosView } from './scenarios-view';
+import { Sidebar } from './sidebar';
+import { StartRunDialog } from './start-run';
+import { SystemView } from './system-view';
+import { ConnectionNotice, TopBar } from './top-bar';
+
+function CurrentView() {
+  const view = useAppStore((state) => state.view);
+  switch (view) {
+    case 'runs':
+      return <LeaseView />;
+    case 'system':
+      return <SystemView />;
+    case 'scenarios':
+      return <ScenariosView />;
+    case 'history':
+      return <HistoryView />;
+  }
+}
+
+export function App() {
+  useThemeAttribute();
+  const showDetails = useAppStore((state) => state.view === 'runs' && state.selectedRunId !== null);
+  const waiting = useAppStore((state) => state.snapshot === null && state.view === 'runs');
+  return (
+    <div className="app">
+      <TopBar />
+      <ConnectionNotice />
+      <OrphanBanner />
+      <div className="body">
+        <Sidebar />
+        <main className="main">
+          <div className="view">
+            {waiting ? <div className="placeholder">Waiting for the host…</div> : <CurrentView />}
+          </div>
+          <ActivityPanel />
+        </main>
+        {showDetails ? <RunDetails /> : null}
+      </div>
+      <KillConfirm />
+      <StartRunDialog />
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+/** The steps of one tree kill: SIGTERM at t, SIGKILL at t, verified, survivors, or a refusal. */
+import type { KillReport } from '@treewarden/protocol';
+import { describeKill } from '../actions/actions';
+import { formatOffset } from '../model/format';
+
+const REFUSED_HINT =
+  'Nothing was signalled. The process you saw is not the one running now (it exited, or its pid was reused), or the host could not prove ownership. Pick the row again from a fresh view.';
+
+function describeStep(entry: KillReport['timeline'][number]): string {
+  const parts: string[] = [];
+  if (entry.groups?.length) parts.push(`groups ${entry.groups.join(', ')}`);
+  if (entry.pids?.length)
+    parts.push(
+      `pids ${entry.pids.slice(0, 12).join(', ')}${entry.pids.length > 12 ? ` +${entry.pids.length - 12}` : ''}`,
+    );
+  if (entry.detail) parts.push(entry.detail);
+  return parts.join(' · ');
+}
+
+/** `omitError` when the surrounding outcome already shows the same message. */
+export function KillTimeline({ report, omitError = false }: { report: KillReport; omitError?: boolean }) {
+  const base = report.timeline[0]?.atMs ?? report.startedAtMs;
+  return (
+    <div className={`kill kill-${report.result}`} data-kill-result={report.result}>
+      <div className="kill-head">
+        <span className={`badge badge-kill-${report.result}`}>{report.result.replace('_', ' ')}</span>
+        <span className="kill-summary">
+          {describeKill(report)} · pid {report.target.pid} · {report.attempts} attempt{report.attempts === 1 ? '' : 's'}{' '}
+          · {Math.round(report.durationMs)} ms
+        </span>
+      </div>
+      {report.error && !omitError ? <div className="kill-error">{report.error}</div> : null}
+      {report.result === 'refused' ? <div className="kill-hint">{REFUSED_HINT}</div> : null}
+      {report.timeline.length > 0 ? (
+        <ol className="timeline">
+          {report.timeline.map((entry, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: timeline entries are append-only and never reorder
+            <li key={index} className={`tl tl-${entry.action}`}>
+              <span className="tl-at">{formatOffset(entry.atMs - base)}</span>
+              <span className="tl-action">{entry.action}</span>
+              <span className="tl-detail">{describeStep(entry)}</span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {report.survivors.length > 0 ? (
+        <div className="kill-survivors">
+          Survivors: {report.survivors.map((survivor) => `${survivor.pid} (started ${survivor.startTime})`).join(', ')}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+/** The main area of the Runs tab: the selected lease's header and its runs. */
+import { releaseLease } from '../actions/actions';
+import { formatClock, shortenCommandLine } from '../model/format';
+import { selectLease } from '../store/selectors';
+import { useAppStore } from '../store/store';
+import { HolderDot } from './badges';
+import { EmptyState } from './empty-state';
+import { RunCard } from './run-card';
+
+export function LeaseView() {
+  const lease = useAppStore((state) => selectLease(state, state.selectedLeaseId));
+  const hasLeases = useAppStore((state) => (state.snapshot?.leases.length ?? 0) > 0);
+  const releasing = useAppStore((state) => (lease ? `release:${lease.id}` in state.pending : false));
+  if (!hasLeases) return <EmptyState />;
+  if (!lease) return <div className="placeholder">Select a lease on the left.</div>;
+  const runs = [...lease.runs].sort((a, b) => b.startedAtMs - a.startedAtMs);
+  return (
+    <div className="lease-view">
+      <header className="lease-head">
+        <div className="lease-title">
+          <HolderDot state={lease.holderState} />
+          <h2>{lease.name}</h2>
+          <span className="muted" title={lease.holderCommand}>
+            holder {lease.holderState}
+            {lease.holder ? ` · pid ${lease.holder.pid}` : ''} · {shortenCommandLine(lease.holderCommand)} · since{' '}
+            {formatClock(lease.createdAtMs)}
+          </span>
+        </div>
+        <div className="lease-actions">
+          <span className="muted">
+            {lease.runs.length} run{lease.runs.length === 1 ? '' : 's'} · {lease.liveCount} live
+          </span>
+          {lease.leakedCount > 0 ? <span className="badge badge-bad">{lease.leakedCount} leaked</span> : null}
+          <button
+            type="button"
+            className="btn btn-sm"
+            disabled={lease.holderState === 'released' || releasing}
+            onClick={() => releaseLease(lease.id, lease.name)}
+            title="Release the lease: its guardian ends every process the lease still owns"
+          >
+            {releasing ? 'Releasing…' : 'Release lease'}
+          </button>
+        </div>
+      </header>
+      <div className="runs">
+        {runs.length === 0 ? <div className="placeholder">This lease has no runs yet.</div> : null}
+        {runs.map((run) => (
+          <RunCard key={run.id} run={run} />
+        ))}
+      </div>
+    </div>
+  );
+}

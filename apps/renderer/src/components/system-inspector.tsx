@@ -1,0 +1,47 @@
+/** Facts about one system process (Enter on a row): the fields a kill decision needs. */
+import type { ProcessNode } from '@treewarden/protocol';
+import { formatBytes, formatClock } from '../model/format';
+import { stateName } from './badges';
+
+export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(): void }) {
+  return (
+    <section className="inspector" aria-label={`Process ${node.pid}`}>
+      <header className="details-head">
+        <h3>
+          pid {node.pid} <span className="muted">{node.command}</span>
+        </h3>
+        <button type="button" className="btn btn-xs btn-ghost" aria-label="Close" onClick={onClose}>
+          ✕
+        </button>
+      </header>
+      <dl className="kv kv-inline">
+        <dt>Identity</dt>
+        <dd>
+          {node.pid} · {node.startTime}
+        </dd>
+        <dt>Parent</dt>
+        <dd>{node.ppid}</dd>
+        <dt>Group / session</dt>
+        <dd>
+          {node.pgid} / {node.sid}
+        </dd>
+        <dt>User</dt>
+        <dd>uid {node.uid}</dd>
+        <dt>State</dt>
+        <dd>{stateName(node.state)}</dd>
+        <dt>Memory</dt>
+        <dd>{formatBytes(node.rssBytes)}</dd>
+        <dt>Started</dt>
+        <dd>{formatClock(node.startedAtMs)}</dd>
+        <dt>cwd</dt>
+        <dd>
+          <code>{node.cwd ?? 'unreadable'}</code>
+        </dd>
+        <dt>Command line</dt>
+        <dd>
+          <code className="wrap">{node.commandLine}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}

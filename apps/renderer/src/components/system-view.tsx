@@ -1,0 +1,206 @@
+/**
+ * The whole machine's process tree, virtualised so 5,000 rows stay smooth. The host polls the
+ * system table only while this view is mounted (watchSystem true on mount, false on unmount).
+ */
+
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { Snapshot } from '@treewarden/protocol';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { watchSystem } from '../actions/actions';
+import { handleListKey } from '../hooks/use-list-keys';
+import { useNow } from '../hooks/use-now';
+import { identityOf, isZombie } from '../model/identity';
+import { filterSystemRows, type SystemFilter, type TreeRow } from '../model/tree';
+import { useAppStore } from '../store/store';
+import { ProcessHeader, ProcessRow } from './process-row';
+import { rowDomId } from './process-tree';
+import { SystemInspector } from './system-inspector';
+
+export const SYSTEM_ROW_HEIGHT = 26;
+/** Rows rendered beyond the viewport, so fast scrolling does not flash empty space. */
+const OVERSCAN_ROWS = 12;
+
+const FILTERS: Array<{ id: SystemFilter; label: string }> = [
+  { id: 'all', label: 'All' },
+  { id: 'mine', label: 'Mine' },
+  { id: 'zombies', label: 'Zombies' },
+  { id: 'escaped', label: 'Escaped' },
+];
+
+export function SystemView() {
+  const system = useAppStore((state) => state.system);
+  const activeKey = useAppStore((state) => state.selectedProcessKey);
+  const selectProcess = useAppStore((state) => state.selectProcess);
+  const askKill = useAppStore((state) => state.askKill);
+  const pending = useAppStore((state) => state.pending);
+  const [text, setText] = useState('');
+  const [filter, setFilter] = useState<SystemFilter>('all');
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [inspectKey, setInspectKey] = useState<string | null>(null);
+  const deferredText = useDeferredValue(text);
+  const nowMs = useNow();
+  const scroller = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    void watchSystem(true);
+    return () => void watchSystem(false);
+  }, []);
+
+  const shape = useAppStore((state) => state.systemShape);
+  // "Mine" means the user the host runs as: the uid of its runs' processes when there are any,
+  // else the most common non-root owner on the machine.
+  const runUid = useAppStore((state) => firstRunUid(state.snapshot));
+  // biome-ignore lint/correctness/useExhaustiveDependencies: owners change only with the shape
+  const myUid = useMemo(() => runUid ?? guessUid(useAppStore.getState().system), [runUid, shape]);
+  // Rebuild the row order only when the tree's shape changed (or a search/filter needs the new
+  // values); CPU/memory-only polls re-read the visible nodes from the table and touch nothing else.
+  const filtering = deferredText.trim() !== '' || filter !== 'all';
+  const rowsTrigger = filtering ? system : shape;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rowsTrigger stands for the table on purpose (see above)
+  const rows = useMemo(
+    () => filterSystemRows(useAppStore.getState().system, { text: deferredText, filter, uid: myUid }, collapsed),
+    [rowsTrigger, deferredText, filter, myUid, collapsed],
+  );
+  const zombies = useMemo(() => {
+    let count = 0;
+    for (const node of system.values()) if (isZombie(node)) count += 1;
+    return count;
+  }, [system]);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => SYSTEM_ROW_HEIGHT,
+    overscan: OVERSCAN_ROWS,
+    getItemKey: useCallback((index: number) => rows[index]?.key ?? index, [rows]),
+  });
+
+  const toggle = useCallback((key: string, collapse?: boolean) => {
+    setCollapsed((previous) => {
+      const next = new Set(previous);
+      if (collapse ?? !next.has(key)) next.add(key);
+      else next.delete(key);
+      return next;
+    });
+  }, []);
+  const requestKill = useCallback(
+    (row: TreeRow) =>
+      askKill({
+        target: identityOf(row.node),
+        command: row.node.commandLine || row.node.command,
+        scope: 'tree',
+        runId: null,
+      }),
+    [askKill],
+  );
+  const setActive = useCallback(
+    (key: string) => {
+      selectProcess(key);
+      const index = rows.findIndex((row) => row.key === key);
+      if (index >= 0) virtualizer.scrollToIndex(index, { align: 'auto' });
+    },
+    [rows, selectProcess, virtualizer],
+  );
+
+  const ownsActive = activeKey !== null && rows.some((row) => row.key === activeKey);
+  const inspected = inspectKey ? (system.get(inspectKey) ?? null) : null;
+
+  return (
+    <div className="system-view">
+      <div className="toolbar">
+        <input
+          className="search"
+          type="search"
+          placeholder="Search pid, command or arguments"
+          aria-label="Search processes"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+        />
+        <fieldset className="segmented" aria-label="Filter">
+          {FILTERS.map((item) => (
+            <button
+              key={item.id}
+              type="button"
+              aria-pressed={filter === item.id}
+              className={filter === item.id ? 'on' : ''}
+              onClick={() => setFilter(item.id)}
+            >
+              {item.label}
+            </button>
+          ))}
+        </fieldset>
+        <span className="muted toolbar-count" data-testid="system-count">
+          {rows.length === system.size ? `${system.size} processes` : `${rows.length} of ${system.size} shown`}
+          {zombies > 0 ? ` · ${zombies} zombie${zombies === 1 ? '' : 's'}` : ''}
+        </span>
+      </div>
+      <ProcessHeader />
+      <div
+        ref={scroller}
+        className="system-scroll ptree"
+        role="tree"
+        aria-label="All processes"
+        tabIndex={0}
+        aria-activedescendant={ownsActive && activeKey ? rowDomId('system', activeKey) : undefined}
+        onKeyDown={(event) =>
+          handleListKey(event, {
+            keys: rows.map((row) => row.key),
+            activeKey: ownsActive ? activeKey : null,
+            setActive,
+            onEnter: setInspectKey,
+            onKill: (key) => {
+              const row = rows.find((candidate) => candidate.key === key);
+              if (row) requestKill(row);
+            },
+            onCollapse: (key, collapse) => toggle(key, collapse),
+          })
+        }
+      >
+        {system.size === 0 ? <div className="tree-empty">Reading the process table…</div> : null}
+        <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            if (!row) return null;
+            return (
+              <div key={item.key} className="virtual-row" style={{ transform: `translateY(${item.start}px)` }}>
+                <ProcessRow
+                  id={rowDomId('system', row.key)}
+                  row={row}
+                  node={system.get(row.key)}
+                  active={row.key === activeKey}
+                  collapsed={collapsed.has(row.key)}
+                  nowMs={nowMs}
+                  anchor={null}
+                  onActivate={selectProcess}
+                  onToggle={toggle}
+                  onKill={requestKill}
+                  killPending={`kill:${row.key}` in pending}
+                />
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {inspected ? <SystemInspector node={inspected} onClose={() => setInspectKey(null)} /> : null}
+    </div>
+  );
+}
+
+function firstRunUid(snapshot: Snapshot | null): number | null {
+  for (const lease of snapshot?.leases ?? [])
+    for (const run of lease.runs) if (run.processes[0]) return run.processes[0].uid;
+  return null;
+}
+
+function guessUid(system: Map<string, { uid: number; ppid: number; pid: number }>): number | null {
+  const counts = new Map<number, number>();
+  for (const node of system.values()) if (node.uid !== 0) counts.set(node.uid, (counts.get(node.uid) ?? 0) + 1);
+  let best: number | null = null;
+  let bestCount = 0;
+  for (const [uid, count] of counts)
+    if (count > bestCount) {
+      best = uid;
+      bestCount = count;
+    }
+  return best ?? (system.size > 0 ? 0 : null);
+}

@@ -1,0 +1,88 @@
+/** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
+import { useShallow } from 'zustand/react/shallow';
+import { useAppStore } from '../store/store';
+import type { ThemePref, ViewName } from '../store/types';
+
+const VIEWS: Array<{ id: ViewName; label: string }> = [
+  { id: 'runs', label: 'Runs' },
+  { id: 'system', label: 'All processes' },
+  { id: 'scenarios', label: 'Scenarios' },
+  { id: 'history', label: 'History' },
+];
+
+const NEXT_THEME: Record<ThemePref, ThemePref> = { system: 'dark', dark: 'light', light: 'system' };
+const THEME_LABEL: Record<ThemePref, string> = { system: '◐ Auto', dark: '☾ Dark', light: '☀ Light' };
+
+export function TopBar() {
+  const { view, theme, counts, connection } = useAppStore(
+    useShallow((state) => ({
+      view: state.view,
+      theme: state.theme,
+      counts: state.snapshot?.counts ?? null,
+      connection: state.connection.status,
+    })),
+  );
+  const setView = useAppStore((state) => state.setView);
+  const setTheme = useAppStore((state) => state.setTheme);
+  const setStartFormOpen = useAppStore((state) => state.setStartFormOpen);
+  return (
+    <header className="topbar">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        Treewarden
+      </div>
+      <div className="tabs" role="tablist" aria-label="Views">
+        {VIEWS.map((item) => (
+          <button
+            key={item.id}
+            type="button"
+            role="tab"
+            aria-selected={view === item.id}
+            className={`tab${view === item.id ? ' active' : ''}`}
+            onClick={() => setView(item.id)}
+          >
+            {item.label}
+          </button>
+        ))}
+      </div>
+      <div className="topbar-right">
+        {counts ? (
+          <span className="counts" data-testid="counts">
+            <span className="count-live">{counts.live} live</span>
+            <span className={`count-leaked${counts.leaked > 0 ? ' hot' : ''}`}>{counts.leaked} leaked</span>
+          </span>
+        ) : null}
+        <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
+          <span className="conn-dot" />
+          {connection === 'open' ? 'connected' : connection}
+        </span>
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          onClick={() => setTheme(NEXT_THEME[theme])}
+          title="Theme: auto follows the system setting"
+        >
+          {THEME_LABEL[theme]}
+        </button>
+        <button type="button" className="btn btn-sm btn-primary" onClick={() => setStartFormOpen(true)}>
+          New run
+        </button>
+      </div>
+    </header>
+  );
+}
+
+export function ConnectionNotice() {
+  const { status, message } = useAppStore(
+    useShallow((state) => ({ status: state.connection.status, message: state.connection.message })),
+  );
+  if (status === 'open' || !message) return null;
+  return (
+    <div className="banner banner-warn" role="status" data-testid="connection-notice">
+      <span className="banner-icon" aria-hidden="true">
+        ⚡
+      </span>
+      <div className="banner-body">{message}</div>
+    </div>
+  );
+}

@@ -1,0 +1,25 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { loadScenarios, watchSystem } from './actions/actions';
+import { App } from './components/app';
+import { useAppStore } from './store/store';
+import { connectStore } from './transport/connect';
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/tree.css';
+import './styles/widgets.css';
+
+connectStore(useAppStore, () => {
+  // After a (re)connect the host knows nothing of this page: re-ask for what the view shows.
+  const state = useAppStore.getState();
+  if (state.view === 'system') void watchSystem(true);
+  if (state.view === 'scenarios') void loadScenarios();
+});
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html must contain <div id="root">');
+createRoot(container).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

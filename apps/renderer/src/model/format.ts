@@ -1,0 +1,76 @@
+/** Display helpers: short, fixed-width-friendly strings for a dense process table. */
+
+const KIB = 1024;
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= KIB && unit < UNITS.length - 1) {
+    value /= KIB;
+    unit += 1;
+  }
+  const digits = unit === 0 || value >= 100 ? 0 : 1;
+  return `${value.toFixed(digits)} ${UNITS[unit]}`;
+}
+
+export function formatPercent(percent: number): string {
+  return percent >= 100 ? percent.toFixed(0) : percent.toFixed(1);
+}
+
+/** 4s, 2m 05s, 3h 07m, 2d 04h: two units at most. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (days > 0) return `${days}d ${pad(hours)}h`;
+  if (hours > 0) return `${hours}h ${pad(minutes)}m`;
+  if (minutes > 0) return `${minutes}m ${pad(seconds)}s`;
+  return `${seconds}s`;
+}
+
+/** Countdown clock: 1:05, 0:09, 1:02:03. */
+export function formatCountdown(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
+}
+
+export function formatClock(epochMs: number): string {
+  const date = new Date(epochMs);
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** Offset inside a kill timeline, relative to its start: +0 ms, +2.01 s. */
+export function formatOffset(ms: number): string {
+  return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(2)} s`;
+}
+
+function pad(value: number): string {
+  return value.toString().padStart(2, '0');
+}
+
+/**
+ * A command line made readable in a narrow column: absolute paths become their last segment
+ * (`/work/x/fixtures/run.mjs` → `run.mjs`). The full line stays in the tooltip and details.
+ */
+export function shortenCommandLine(commandLine: string): string {
+  return commandLine
+    .split(' ')
+    .map((token) =>
+      token.startsWith('/') && token.length > 1 && !token.endsWith('/')
+        ? token.slice(token.lastIndexOf('/') + 1)
+        : token,
+    )
+    .join(' ');
+}
+
+/** The arguments part of a command line (argv[0] dropped), shortened for display. */
+export function displayArgs(commandLine: string): string {
+  const space = commandLine.indexOf(' ');
+  return space < 0 ? '' : shortenCommandLine(commandLine.slice(space + 1));
+}

@@ -1,0 +1,103 @@
+/**
+ * Nests flat process lists by ppid and flattens them back into display rows (depth-first), so
+ * one row component serves both a run's tree and the virtualised system-wide tree.
+ */
+import type { ProcessNode } from '@treewarden/protocol';
+import { identityKey } from './identity';
+
+export interface TreeRow {
+  key: string;
+  node: ProcessNode;
+  depth: number;
+  childCount: number;
+  /** The parent row's node when the parent is in the same list (used to name the non-reaping parent). */
+  parent: ProcessNode | null;
+}
+
+/** Groups children by ppid, each group sorted by pid so rows do not jump between polls. */
+function indexChildren(nodes: Iterable<ProcessNode>): {
+  byPid: Map<number, ProcessNode>;
+  children: Map<number, ProcessNode[]>;
+} {
+  const byPid = new Map<number, ProcessNode>();
+  const children = new Map<number, ProcessNode[]>();
+  for (const node of nodes) byPid.set(node.pid, node);
+  for (const node of byPid.values()) {
+    const siblings = children.get(node.ppid);
+    if (siblings) siblings.push(node);
+    else children.set(node.ppid, [node]);
+  }
+  for (const siblings of children.values()) siblings.sort((a, b) => a.pid - b.pid);
+  return { byPid, children };
+}
+
+/**
+ * Depth-first rows. A node whose parent is absent (or is itself: pid 1's ppid 0) is a root.
+ * `collapsed` holds identity keys whose subtrees are hidden.
+ */
+export function flattenTree(nodes: Iterable<ProcessNode>, collapsed: ReadonlySet<string> = new Set()): TreeRow[] {
+  const { byPid, children } = indexChildren(nodes);
+  const roots = [...byPid.values()].filter((node) => node.ppid === node.pid || !byPid.has(node.ppid));
+  roots.sort((a, b) => a.pid - b.pid);
+  const rows: TreeRow[] = [];
+  const stack: Array<{ node: ProcessNode; depth: number }> = [];
+  for (let i = roots.length - 1; i >= 0; i -= 1) stack.push({ node: roots[i] as ProcessNode, depth: 0 });
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop() as { node: ProcessNode; depth: number };
+    if (seen.has(node.pid)) continue; // a ppid cycle in a torn table must not loop forever
+    seen.add(node.pid);
+    const kids = children.get(node.pid) ?? [];
+    const key = identityKey(node);
+    rows.push({ key, node, depth, childCount: kids.length, parent: byPid.get(node.ppid) ?? null });
+    if (collapsed.has(key)) continue;
+    for (let i = kids.length - 1; i >= 0; i -= 1) stack.push({ node: kids[i] as ProcessNode, depth: depth + 1 });
+  }
+  return rows;
+}
+
+export type SystemFilter = 'all' | 'mine' | 'zombies' | 'escaped';
+
+export interface SystemQuery {
+  text: string;
+  filter: SystemFilter;
+  /** uid of the "mine" filter; null when unknown. */
+  uid: number | null;
+}
+
+function matchesQuery(node: ProcessNode, query: SystemQuery, needle: string): boolean {
+  if (query.filter === 'zombies' && !node.state.startsWith('Z')) return false;
+  if (query.filter === 'escaped' && !node.escaped) return false;
+  if (query.filter === 'mine' && query.uid !== null && node.uid !== query.uid) return false;
+  if (needle === '') return true;
+  return (
+    String(node.pid) === needle ||
+    node.commandLine.toLowerCase().includes(needle) ||
+    node.command.toLowerCase().includes(needle)
+  );
+}
+
+/**
+ * Rows for the system view: with no search the full tree; with a search or filter, the matches
+ * plus their ancestors (so a match is always shown where it lives in the tree).
+ */
+export function filterSystemRows(
+  nodes: Map<string, ProcessNode>,
+  query: SystemQuery,
+  collapsed: ReadonlySet<string>,
+): TreeRow[] {
+  const needle = query.text.trim().toLowerCase();
+  if (needle === '' && query.filter === 'all') return flattenTree(nodes.values(), collapsed);
+  const byPid = new Map<number, ProcessNode>();
+  for (const node of nodes.values()) byPid.set(node.pid, node);
+  const keep = new Map<number, ProcessNode>();
+  for (const node of byPid.values()) {
+    if (!matchesQuery(node, query, needle)) continue;
+    let current: ProcessNode | undefined = node;
+    while (current && !keep.has(current.pid)) {
+      keep.set(current.pid, current);
+      current = current.ppid === current.pid ? undefined : byPid.get(current.ppid);
+    }
+  }
+  return flattenTree(keep.values(), collapsed);
+}

@@ -1,0 +1,126 @@
+/** The store's slices: each owns its part of AppState and the setters that change it. */
+import type { KillReport } from '@treewarden/protocol';
+import type { StateCreator } from 'zustand';
+import { applySystemDiffWithShape, type SystemDiff } from './system-diff';
+import type {
+  ActionsSlice,
+  AppState,
+  CatalogSlice,
+  ConnectionSlice,
+  Outcome,
+  PrefsSlice,
+  SelectionSlice,
+  SnapshotSlice,
+  SystemSlice,
+  ThemePref,
+} from './types';
+
+type Slice<T> = StateCreator<AppState, [], [], T>;
+
+/** Outcomes kept in the activity panel; older ones scroll away. */
+export const MAX_OUTCOMES = 30;
+const THEME_STORAGE_KEY = 'treewarden.theme';
+
+export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
+  snapshot: null,
+  applySnapshot: (snapshot) => {
+    const { selectedLeaseId } = get();
+    const leaseStillThere = snapshot.leases.some((lease) => lease.id === selectedLeaseId);
+    // Keep the user's selection; pick the first lease only when there is none to keep.
+    set({ snapshot, selectedLeaseId: leaseStillThere ? selectedLeaseId : (snapshot.leases[0]?.id ?? null) });
+  },
+});
+
+function nextSystem(state: AppState, diff: SystemDiff): Pick<AppState, 'system' | 'systemShape'> {
+  const { table, shapeChanged } = applySystemDiffWithShape(state.system, diff);
+  return { system: table, systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape };
+}
+
+export const createSystemSlice: Slice<SystemSlice> = (set) => ({
+  system: new Map(),
+  systemShape: 0,
+  systemWatched: false,
+  applySystemDiff: (diff) => set((state) => nextSystem(state, diff)),
+  replaceSystem: (processes) =>
+    set((state) => nextSystem(state, { type: 'systemDiff', full: true, upserts: processes, removed: [] })),
+  setSystemWatched: (systemWatched) => set({ systemWatched }),
+});
+
+export const createSelectionSlice: Slice<SelectionSlice> = (set) => ({
+  selectedLeaseId: null,
+  selectedRunId: null,
+  selectedProcessKey: null,
+  selectLease: (selectedLeaseId) => set({ selectedLeaseId, selectedRunId: null, selectedProcessKey: null }),
+  selectRun: (selectedRunId, leaseId) =>
+    set((state) => ({ selectedRunId, selectedLeaseId: leaseId ?? state.selectedLeaseId })),
+  selectProcess: (selectedProcessKey) => set({ selectedProcessKey }),
+});
+
+let nextOutcomeId = 1;
+
+function reportKey(report: KillReport): string {
+  return `${report.target.pid}:${report.target.startTime}@${report.startedAtMs}`;
+}
+
+function sharesKillReport(existing: Outcome, incoming: Omit<Outcome, 'id' | 'atMs'>): boolean {
+  if (existing.reports.length === 0 || incoming.reports.length === 0) return false;
+  const keys = new Set(incoming.reports.map(reportKey));
+  return existing.reports.some((report) => keys.has(reportKey(report)));
+}
+
+export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
+  pending: {},
+  outcomes: [],
+  confirmKill: null,
+  beginAction: (key, label) => set((state) => ({ pending: { ...state.pending, [key]: label } })),
+  endAction: (key) =>
+    set((state) => {
+      const { [key]: _done, ...rest } = state.pending;
+      return { pending: rest };
+    }),
+  pushOutcome: (outcome) =>
+    set((state) => {
+      // The same kill can arrive twice (the action's reply and the host's killOutcome event): keep one.
+      const kept = state.outcomes.filter((existing) => !sharesKillReport(existing, outcome));
+      return { outcomes: [{ ...outcome, id: nextOutcomeId++, atMs: Date.now() }, ...kept].slice(0, MAX_OUTCOMES) };
+    }),
+  dismissOutcome: (id) => set((state) => ({ outcomes: state.outcomes.filter((outcome) => outcome.id !== id) })),
+  askKill: (confirmKill) => set({ confirmKill }),
+});
+
+function readStoredTheme(): ThemePref {
+  try {
+    const stored = globalThis.localStorage?.getItem(THEME_STORAGE_KEY);
+    return stored === 'light' || stored === 'dark' ? stored : 'system';
+  } catch {
+    return 'system'; // storage can be disabled (file:// policies, private windows)
+  }
+}
+
+export const createPrefsSlice: Slice<PrefsSlice> = (set) => ({
+  theme: readStoredTheme(),
+  view: 'runs',
+  startFormOpen: false,
+  setTheme: (theme) => {
+    try {
+      globalThis.localStorage?.setItem(THEME_STORAGE_KEY, theme);
+    } catch {
+      // not persisted; the choice still holds for this session
+    }
+    set({ theme });
+  },
+  setView: (view) => set({ view }),
+  setStartFormOpen: (startFormOpen) => set({ startFormOpen }),
+});
+
+export const createConnectionSlice: Slice<ConnectionSlice> = (set) => ({
+  connection: { status: 'connecting', message: null, transport: 'none' },
+  setConnection: (patch) => set((state) => ({ connection: { ...state.connection, ...patch } })),
+});
+
+export const createCatalogSlice: Slice<CatalogSlice> = (set) => ({
+  scenarios: null,
+  history: null,
+  setScenarios: (scenarios) => set({ scenarios }),
+  setHistory: (history) => set({ history }),
+});

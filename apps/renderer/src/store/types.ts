@@ -1,0 +1,99 @@
+import type { HistoryEntry, Identity, KillReport, ProcessNode, ScenarioInfo, Snapshot } from '@treewarden/protocol';
+import type { SystemDiff } from './system-diff';
+
+export interface SnapshotSlice {
+  snapshot: Snapshot | null;
+  applySnapshot(snapshot: Snapshot): void;
+}
+
+export interface SystemSlice {
+  /** System-wide table keyed by `pid:startTime`; replaced, never mutated. */
+  system: Map<string, ProcessNode>;
+  /** Bumped only when the table's shape changes (processes come, go or are reparented). */
+  systemShape: number;
+  /** Whether the system view asked the host for the table (watchSystem true). */
+  systemWatched: boolean;
+  applySystemDiff(diff: SystemDiff): void;
+  replaceSystem(processes: ProcessNode[]): void;
+  setSystemWatched(watched: boolean): void;
+}
+
+export type ViewName = 'runs' | 'system' | 'scenarios' | 'history';
+
+export interface SelectionSlice {
+  selectedLeaseId: string | null;
+  selectedRunId: string | null;
+  /** Identity key of the highlighted process row (keyboard focus in tree lists). */
+  selectedProcessKey: string | null;
+  selectLease(leaseId: string | null): void;
+  selectRun(runId: string | null, leaseId?: string): void;
+  selectProcess(key: string | null): void;
+}
+
+export type ActionKind = 'kill' | 'retry' | 'release' | 'clean' | 'start' | 'scenario' | 'runEnded';
+
+export interface Outcome {
+  id: number;
+  kind: ActionKind;
+  atMs: number;
+  ok: boolean;
+  title: string;
+  /** The host's own words when it refused or failed (shown verbatim). */
+  message: string | null;
+  classification: string | null;
+  reports: KillReport[];
+  runId: string | null;
+}
+
+export interface KillRequest {
+  target: Identity;
+  /** What the user saw, repeated in the confirmation so they know exactly what goes. */
+  command: string;
+  scope: 'tree' | 'subtree';
+  runId: string | null;
+}
+
+export interface ActionsSlice {
+  /** Keys of actions in flight (e.g. `kill:1234:567`), so buttons can show progress. */
+  pending: Record<string, string>;
+  outcomes: Outcome[];
+  confirmKill: KillRequest | null;
+  beginAction(key: string, label: string): void;
+  endAction(key: string): void;
+  pushOutcome(outcome: Omit<Outcome, 'id' | 'atMs'>): void;
+  dismissOutcome(id: number): void;
+  askKill(request: KillRequest | null): void;
+}
+
+export type ThemePref = 'system' | 'light' | 'dark';
+
+export interface PrefsSlice {
+  theme: ThemePref;
+  view: ViewName;
+  startFormOpen: boolean;
+  setTheme(theme: ThemePref): void;
+  setView(view: ViewName): void;
+  setStartFormOpen(open: boolean): void;
+}
+
+export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+
+export interface ConnectionSlice {
+  connection: { status: ConnectionStatus; message: string | null; transport: 'electron' | 'websocket' | 'none' };
+  setConnection(patch: Partial<ConnectionSlice['connection']>): void;
+}
+
+export interface CatalogSlice {
+  scenarios: ScenarioInfo[] | null;
+  history: HistoryEntry[] | null;
+  setScenarios(scenarios: ScenarioInfo[]): void;
+  setHistory(history: HistoryEntry[]): void;
+}
+
+export type AppState = SnapshotSlice &
+  SystemSlice &
+  SelectionSlice &
+  ActionsSlice &
+  PrefsSlice &
+  ConnectionSlice &
+  CatalogSlice;

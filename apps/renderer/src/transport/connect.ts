@@ -1,0 +1,103 @@
+/**
+ * Picks the transport (Electron preload, else the loopback WebSocket from location) and wires its
+ * events into the store. Lives outside React: components only read the store.
+ */
+import { type BridgeApi, type HostEvent, TOKEN_QUERY_PARAM, WS_PATH } from '@treewarden/protocol';
+import type { AppStore } from '../store/store';
+import { findPreloadBridge, wrapPreloadBridge } from './electron-bridge';
+import { setBridge } from './host';
+import { createWsBridge } from './ws-bridge';
+
+export function routeEvent(store: AppStore, event: HostEvent): void {
+  const state = store.getState();
+  switch (event.type) {
+    case 'snapshot':
+      state.applySnapshot(event.snapshot);
+      return;
+    case 'systemDiff':
+      // Late diffs after the view closed would refill a table nobody shows.
+      if (state.systemWatched) state.applySystemDiff(event);
+      return;
+    case 'runEnded':
+      state.pushOutcome({
+        kind: 'runEnded',
+        ok: event.classification === 'ok',
+        title: `Run ${event.runId} ended`,
+        message: event.exitCode === null ? null : `exit code ${event.exitCode}`,
+        classification: event.classification,
+        reports: [],
+        runId: event.runId,
+      });
+      return;
+    case 'killOutcome': {
+      // Kills this UI asked for are reported by their action, whose title says more; this covers
+      // timeouts, lease releases and other clients (pushOutcome drops the event's copy if the reply comes later).
+      const { pid, startTime } = event.report.target;
+      const known = state.outcomes.some((outcome) =>
+        outcome.reports.some(
+          (report) =>
+            report.target.pid === pid &&
+            report.target.startTime === startTime &&
+            report.startedAtMs === event.report.startedAtMs,
+        ),
+      );
+      if (known) return;
+      state.pushOutcome({
+        kind: 'kill',
+        ok: event.report.result === 'killed' || event.report.result === 'already_gone',
+        title: `Tree of pid ${event.report.target.pid}: ${event.report.result.replace('_', ' ')}`,
+        message: event.report.error ?? null,
+        classification: null,
+        reports: [event.report],
+        runId: event.runId,
+      });
+      return;
+    }
+  }
+}
+
+export function buildWebSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string | null {
+  const token = new URLSearchParams(location.search).get(TOKEN_QUERY_PARAM);
+  if (!token || (location.protocol !== 'http:' && location.protocol !== 'https:')) return null;
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}${WS_PATH}?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
+}
+
+/** Connects the store to its host; returns a function that disconnects. */
+export function connectStore(store: AppStore, onOpen: () => void): () => void {
+  const preload = findPreloadBridge();
+  let bridge: BridgeApi;
+  let close = () => {};
+  if (preload) {
+    bridge = wrapPreloadBridge(preload);
+    store.getState().setConnection({ status: 'open', message: null, transport: 'electron' });
+    queueMicrotask(onOpen);
+  } else {
+    const url = buildWebSocketUrl(window.location);
+    if (!url) {
+      store.getState().setConnection({
+        status: 'closed',
+        transport: 'none',
+        message:
+          'No host token in this URL. Start the UI with `treewarden serve` and open the URL it prints (it ends in ?token=…).',
+      });
+      return () => {};
+    }
+    const ws = createWsBridge({
+      url,
+      onStatus: (status, message) => {
+        store.getState().setConnection({ status, message, transport: 'websocket' });
+        if (status === 'open') onOpen();
+      },
+    });
+    bridge = ws;
+    close = () => ws.close();
+  }
+  setBridge(bridge);
+  const unsubscribe = bridge.onEvent((event) => routeEvent(store, event));
+  return () => {
+    unsubscribe();
+    close();
+    setBridge(null);
+  };
+}

@@ -1,0 +1,140 @@
+/** Protocol-valid objects for renderer tests; each builder takes overrides. */
+
+import { cleanup } from '@testing-library/react';
+import type {
+  BridgeApi,
+  Command,
+  KillReport,
+  LeaseView,
+  ProcessNode,
+  Reply,
+  RunView,
+  Snapshot,
+} from '@treewarden/protocol';
+import { afterEach, beforeEach } from 'vitest';
+import { useAppStore } from '../src/store/store';
+import { setBridge } from '../src/transport/host';
+
+export const NOW = 1_700_000_000_000;
+
+export function makeProcess(overrides: Partial<ProcessNode> & { pid: number }): ProcessNode {
+  return {
+    startTime: `${overrides.pid}00`,
+    ppid: 1,
+    pgid: overrides.pid,
+    sid: overrides.pid,
+    state: 'S',
+    uid: 1000,
+    command: 'node',
+    commandLine: `node worker-${overrides.pid}.mjs`,
+    cwd: '/tmp/run',
+    cpuPercent: 1.5,
+    rssBytes: 42 * 1024 * 1024,
+    startedAtMs: NOW - 65_000,
+    escaped: false,
+    ...overrides,
+  };
+}
+
+export function makeRun(overrides: Partial<RunView> = {}): RunView {
+  return {
+    id: 'run-1',
+    leaseId: 'lease-1',
+    command: 'node',
+    args: ['worker.mjs'],
+    cwd: '/tmp/run-1',
+    cookie: 'TREEWARDEN_RUN=run-1',
+    timeoutSeconds: 60,
+    startedAtMs: NOW - 10_000,
+    deadlineAtMs: NOW + 50_000,
+    endedAtMs: null,
+    phase: 'running',
+    root: { pid: 100, startTime: '10000' },
+    classification: null,
+    exitCode: null,
+    signal: null,
+    processes: [makeProcess({ pid: 100, ppid: 50 })],
+    leakedCount: 0,
+    lastKill: null,
+    stdoutTail: '',
+    stderrTail: '',
+    ...overrides,
+  };
+}
+
+export function makeLease(overrides: Partial<LeaseView> = {}): LeaseView {
+  return {
+    id: 'lease-1',
+    name: 'ui',
+    holder: { pid: 50, startTime: '5000' },
+    holderCommand: 'treewarden serve',
+    holderState: 'alive',
+    createdAtMs: NOW - 60_000,
+    runs: [makeRun()],
+    liveCount: 1,
+    leakedCount: 0,
+    ...overrides,
+  };
+}
+
+export function makeSnapshot(overrides: Partial<Snapshot> = {}): Snapshot {
+  return {
+    takenAtMs: NOW,
+    pollIntervalMs: 1000,
+    leases: [makeLease()],
+    orphans: [],
+    counts: { live: 1, leaked: 0 },
+    ...overrides,
+  };
+}
+
+export function makeKillReport(overrides: Partial<KillReport> = {}): KillReport {
+  return {
+    result: 'killed',
+    target: { pid: 100, startTime: '10000' },
+    attempts: 1,
+    killed: [{ pid: 100, startTime: '10000' }],
+    survivors: [],
+    timeline: [
+      { atMs: NOW, action: 'observe', pids: [100] },
+      { atMs: NOW + 2, action: 'SIGTERM', groups: [100] },
+      { atMs: NOW + 2010, action: 'SIGKILL', groups: [100] },
+      { atMs: NOW + 2030, action: 'verify', detail: 'nothing left' },
+    ],
+    startedAtMs: NOW,
+    durationMs: 2030,
+    ...overrides,
+  };
+}
+
+/** A bridge whose answers the test scripts; it records every command sent. */
+export function installFakeBridge(answer: (command: Command) => Reply | Promise<Reply>) {
+  const sent: Command[] = [];
+  const listeners = new Set<Parameters<BridgeApi['onEvent']>[0]>();
+  const bridge: BridgeApi = {
+    request: async (command) => {
+      sent.push(command);
+      return answer(command);
+    },
+    onEvent: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  setBridge(bridge);
+  return { sent, bridge };
+}
+
+export function okReply(result: unknown): Reply {
+  return { kind: 'reply', id: 1, ok: true, result };
+}
+
+/** Resets the singleton store and the bridge around every test of the file that calls it. */
+export function resetStoreEachTest(): void {
+  const initial = useAppStore.getState();
+  beforeEach(() => useAppStore.setState(initial, true));
+  afterEach(() => {
+    cleanup(); // vitest runs without globals, so testing-library cannot register this itself
+    setBridge(null);
+  });
+}

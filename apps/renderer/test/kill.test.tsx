@@ -1,0 +1,82 @@
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ActivityPanel } from '../src/components/activity';
+import { KillConfirm } from '../src/components/kill-confirm';
+import { useAppStore } from '../src/store/store';
+import { installFakeBridge, makeKillReport, okReply, resetStoreEachTest } from './fixtures';
+
+resetStoreEachTest();
+
+function renderKillUi() {
+  return render(
+    <>
+      <KillConfirm />
+      <ActivityPanel />
+    </>,
+  );
+}
+
+const seen = { pid: 100, startTime: '10000' };
+
+describe('killing a tree', () => {
+  it('names the identity the user saw and shows the kill timeline', async () => {
+    const { sent } = installFakeBridge(() => okReply(makeKillReport()));
+    renderKillUi();
+    act(() =>
+      useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
+    );
+    expect(screen.getByRole('dialog').textContent).toContain('10000');
+    fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await waitFor(() => expect(screen.getByText(/^Tree of pid 100 .*: Killed 1 process$/)).toBeTruthy());
+    expect(sent).toEqual([{ type: 'killTree', target: seen }]);
+    const timeline = document.querySelectorAll('.tl-action');
+    expect([...timeline].map((entry) => entry.textContent)).toEqual(['observe', 'SIGTERM', 'SIGKILL', 'verify']);
+  });
+
+  it('shows a refused stale kill with the host message and says nothing was signalled', async () => {
+    const message = 'identity became uncertain: pid 100 now started at 20000, you saw 10000';
+    installFakeBridge(() =>
+      okReply(
+        makeKillReport({
+          result: 'refused',
+          killed: [],
+          error: message,
+          timeline: [{ atMs: 1, action: 'refused', detail: 'start time changed' }],
+        }),
+      ),
+    );
+    renderKillUi();
+    act(() =>
+      useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await waitFor(() => expect(screen.getByText(message)).toBeTruthy());
+    expect(screen.getByText(/Nothing was signalled/)).toBeTruthy();
+    expect(document.querySelector('.outcome-refused')).not.toBeNull();
+  });
+
+  it('shows the host error verbatim when the command itself is refused', async () => {
+    installFakeBridge(() => ({
+      kind: 'reply',
+      id: 1,
+      ok: false,
+      error: 'stale identity: pid 100 is not the process you saw',
+    }));
+    renderKillUi();
+    act(() =>
+      useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'subtree', runId: null }),
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Kill subtree' }));
+    await waitFor(() => expect(screen.getByText('stale identity: pid 100 is not the process you saw')).toBeTruthy());
+    expect(screen.getByText(/Subtree of pid 100.*refused/)).toBeTruthy();
+  });
+
+  it('sends nothing when the confirmation is cancelled', () => {
+    const { sent } = installFakeBridge(() => okReply(makeKillReport()));
+    renderKillUi();
+    act(() => useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: null }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(useAppStore.getState().confirmKill).toBeNull();
+    expect(sent).toEqual([]);
+  });
+});

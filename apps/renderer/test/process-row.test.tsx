@@ -1,0 +1,42 @@
+import { render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { ProcessTree } from '../src/components/process-tree';
+import { makeProcess, resetStoreEachTest } from './fixtures';
+
+resetStoreEachTest();
+
+describe('process rows', () => {
+  it('shows a zombie as one, naming the parent that has not reaped it', () => {
+    const parent = makeProcess({ pid: 100, ppid: 1, command: '/usr/bin/sleep', commandLine: 'sleep 60' });
+    const zombie = makeProcess({ pid: 101, ppid: 100, state: 'Z', command: 'sleep', commandLine: '[sleep] <defunct>' });
+    render(<ProcessTree runId="run-1" processes={[parent, zombie]} rootPid={100} label="tree" />);
+    const row = document.querySelector('[data-pid="101"]') as HTMLElement;
+    expect(row.className).toContain('zombie');
+    expect(row.textContent).toContain('zombie');
+    expect(row.textContent).toContain('not reaped by 100 sleep');
+    const parentRow = document.querySelector('[data-pid="100"]') as HTMLElement;
+    expect(parentRow.textContent).not.toContain('zombie');
+  });
+
+  it('marks a descendant that escaped into its own session', () => {
+    const root = makeProcess({ pid: 100, ppid: 1, pgid: 100, sid: 100 });
+    const escaper = makeProcess({ pid: 102, ppid: 100, pgid: 102, sid: 102, escaped: true });
+    const grouped = makeProcess({ pid: 103, ppid: 100, pgid: 103, sid: 100, escaped: true });
+    const stays = makeProcess({ pid: 104, ppid: 100, pgid: 100, sid: 100 });
+    render(<ProcessTree runId="run-1" processes={[root, escaper, grouped, stays]} rootPid={100} label="tree" />);
+    expect(document.querySelector('[data-pid="102"]')?.textContent).toContain('escaped · own session');
+    expect(document.querySelector('[data-pid="103"]')?.textContent).toContain('escaped · own group');
+    expect(document.querySelector('[data-pid="104"]')?.textContent).not.toContain('escaped');
+  });
+
+  it('nests children under their parent with increasing aria-level', () => {
+    const root = makeProcess({ pid: 100, ppid: 1 });
+    const child = makeProcess({ pid: 101, ppid: 100 });
+    render(<ProcessTree runId="run-1" processes={[child, root]} rootPid={100} label="tree" />);
+    const items = screen.getAllByRole('treeitem');
+    expect(items.map((item) => [item.dataset.pid, item.getAttribute('aria-level')])).toEqual([
+      ['100', '1'],
+      ['101', '2'],
+    ]);
+  });
+});

@@ -1,0 +1,70 @@
+import { expect, test } from '../support/fixtures';
+import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from '../support/ui';
+
+test.describe('runs started from the UI', () => {
+  test.afterEach(async ({ app }) => {
+    await releaseSelectedLease(app);
+  });
+
+  test('start a run and watch its tree appear, nested by parent', async ({ app }) => {
+    const card = await startRunFromUi(app, {
+      command: 'node',
+      args: [fixture('spawn-children.mjs'), '3', 'run-forever.mjs', 'child'],
+      timeoutSeconds: 120,
+      lease: 'e2e-tree',
+    });
+    await expect(rows(card)).toHaveCount(4);
+    await expect(rows(card).first()).toHaveAttribute('aria-level', '1');
+    await expect(card.locator('[role="treeitem"][aria-level="2"]')).toHaveCount(3);
+    await expect(card.getByTestId('countdown')).toContainText('times out in');
+    await expect(app.getByRole('option', { name: /e2e-tree/ })).toBeVisible();
+  });
+
+  test('kill it and see it gone, with its classification and kill timeline', async ({ app }) => {
+    const card = await startRunFromUi(app, {
+      command: 'node',
+      args: [fixture('spawn-children.mjs'), '2', 'ignore-sigterm.mjs'],
+      timeoutSeconds: 120,
+      lease: 'e2e-kill',
+    });
+    await expect(rows(card)).toHaveCount(3);
+    await killRunFromUi(app, card);
+    // The kill this UI asked for (its title names the command); the run's own end may report another.
+    const outcome = app.locator('.outcome[data-kind="kill"]', { hasText: /ignore-sigterm\.mjs\): Killed \d+ process/ });
+    await expect(outcome).toBeVisible({ timeout: KILL_TIMEOUT_MS });
+    await expect(outcome.locator('.tl-action', { hasText: 'SIGTERM' })).toBeVisible();
+    await expect(outcome.locator('.tl-action', { hasText: 'SIGKILL' })).toBeVisible();
+    await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
+    await expect(card.locator('.run-meta [data-classification]')).toBeVisible();
+    await expect(card).toContainText('nothing of its tree is left');
+  });
+
+  test('a timeout fires on screen', async ({ app }) => {
+    const card = await startRunFromUi(app, {
+      command: 'node',
+      args: [fixture('run-forever.mjs')],
+      timeoutSeconds: 3,
+      lease: 'e2e-timeout',
+    });
+    await expect(card.getByTestId('countdown')).toContainText(/times out in 0:0[1-3]|timing out/);
+    await expect(card.locator('.run-meta [data-classification="timeout"]')).toBeVisible();
+    await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
+    await expect(app.locator('.outcome[data-kind="runEnded"]').first()).toContainText('timeout');
+  });
+
+  test('a zombie is shown as one, with the parent that has not reaped it', async ({ app }) => {
+    const card = await startRunFromUi(app, {
+      command: 'sh',
+      args: [fixture('zombie-parent.sh')],
+      timeoutSeconds: 120,
+      lease: 'e2e-zombie',
+    });
+    const zombie = card.locator('[role="treeitem"].zombie');
+    await expect(zombie).toBeVisible();
+    await expect(zombie.locator('.badge-zombie')).toHaveText('zombie');
+    const parentPid = await rows(card).first().getAttribute('data-pid');
+    await expect(zombie).toContainText(`not reaped by ${parentPid} sleep`);
+    await killRunFromUi(app, card);
+    await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
+  });
+});

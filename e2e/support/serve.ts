@@ -1,0 +1,93 @@
+/** Starts the real `treewarden serve` and stops it by the pid it recorded. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_MAIN, REPO_ROOT } from './env';
+
+/** serve prints its URL as the first stdout line; it must do so within this bound. */
+export const SERVE_START_TIMEOUT_MS = 20_000;
+/** After SIGTERM, serve ends its runs and exits; SIGKILL it after this bound. */
+export const SERVE_STOP_TIMEOUT_MS = 15_000;
+const STOP_POLL_MS = 100;
+
+export interface ServeHandle {
+  url: string;
+  home: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function readFirstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let stderr = '';
+    const timer = setTimeout(
+      () => reject(new Error(`treewarden serve printed no URL within ${SERVE_START_TIMEOUT_MS} ms; stderr: ${stderr}`)),
+      SERVE_START_TIMEOUT_MS,
+    );
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const newline = buffer.indexOf('\n');
+      if (newline < 0) return;
+      clearTimeout(timer);
+      resolve(buffer.slice(0, newline).trim());
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`treewarden serve exited with ${code} before printing its URL; stderr: ${stderr}`));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
+  }
+  return !isAlive(pid);
+}
+
+export async function startServe(): Promise<ServeHandle> {
+  const home = mkdtempSync(join(tmpdir(), 'treewarden-e2e-'));
+  const child = spawn(process.execPath, [CLI_MAIN, 'serve', '--port', '0', '--no-open'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, TREEWARDEN_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${CLI_MAIN}`);
+  const url = await readFirstLine(child);
+  if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(url)) throw new Error(`unexpected first line from serve: ${url}`);
+  // Keep draining output so a chatty server never blocks on a full pipe.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  return {
+    url,
+    home,
+    pid,
+    async stop() {
+      if (isAlive(pid)) {
+        process.kill(pid, 'SIGTERM');
+        if (!(await waitForExit(pid, SERVE_STOP_TIMEOUT_MS))) {
+          process.kill(pid, 'SIGKILL');
+          await waitForExit(pid, SERVE_STOP_TIMEOUT_MS);
+        }
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

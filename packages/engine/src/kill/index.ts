@@ -1,0 +1,3 @@
+export { killTree } from './kill-tree.js';
+export { FREEZE_ROUNDS, GRACE_POLL_MS, killOwnedTree, VERIFY_POLL_MS, VERIFY_TIMEOUT_MS } from './owner-kill.js';
+export * from './types.js';

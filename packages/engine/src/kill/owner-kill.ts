@@ -1,0 +1,233 @@
+/**
+ * The revalidated tree kill, as the headless agent runner does it and then some:
+ *   observe → SIGTERM the graceful roots → wait (bounded) → freeze (SIGSTOP until no new member
+ *   appears) → SIGKILL every owned group deepest first → verify (bounded, re-observing and
+ *   re-killing late forks) → retry (KILL_ATTEMPTS in all), falling back to a direct kill of the
+ *   root when a tree signal fails → `kill_failed` with the survivors.
+ * Why freeze: a stopped process cannot fork, yet stays alive as the ancestry anchor of whatever
+ * it forked just before, so repeated stop+observe rounds converge on the whole tree even when a
+ * worker forks into new sessions as fast as it can. A plain kill loop loses every child forked
+ * between a read and the SIGKILL of its parent (it is reparented to 1 and looks unrelated).
+ */
+import { IdentityUncertainError } from '../ownership/errors.js';
+import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import { SignalRefusedError } from '../signal/guards.js';
+import type { ProcessIdentity, ProcessTable } from '../table/types.js';
+import { identityKey } from '../table/types.js';
+import { createTimeline, type Timeline } from './timeline.js';
+import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOutcome, type KillResult, type KillTreeOptions } from './types.js';
+
+/** Poll interval while waiting out the grace period. */
+export const GRACE_POLL_MS = 25;
+/** Stop-and-observe rounds before SIGKILL; each round that finds no new member ends the freeze. */
+export const FREEZE_ROUNDS = 8;
+/** How long one attempt waits for SIGKILLed members to disappear (or become zombies). */
+export const VERIFY_TIMEOUT_MS = 3000;
+export const VERIFY_POLL_MS = 5;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface KillRun {
+  readonly owner: RevalidatingTreeOwner;
+  readonly timeline: Timeline;
+  /** Every identity that was a live member at some point during the kill. */
+  readonly seen: Map<string, ProcessIdentity>;
+  /** Whether our SIGSTOP went out (only then does a failed or refused kill send SIGCONT). */
+  frozen?: boolean;
+  /** Set by a whole-machine observation and used by the signal right after it (no second read). */
+  lastTable?: ProcessTable | undefined;
+}
+
+async function observe(run: KillRun, scope: ObserveScope = 'all'): Promise<ProcessIdentity[]> {
+  const table = await run.owner.observeRead(scope);
+  run.lastTable = scope === 'all' && table !== null ? table : undefined;
+  const members = run.owner.members();
+  for (const member of members) run.seen.set(identityKey(member), member);
+  return [...members];
+}
+
+/** The whole-machine table of the observation just made, if it was one; consumed once. */
+function takeFreshTable(run: KillRun): { freshTable?: ProcessTable } {
+  const table = run.lastTable;
+  run.lastTable = undefined;
+  return table === undefined ? {} : { freshTable: table };
+}
+
+interface DeathWait {
+  readonly boundMs: number;
+  readonly pollMs: number;
+  /** Re-kill members that appeared while waiting (forks that beat an unconverged freeze). */
+  readonly onNew?: () => Promise<void>;
+  /**
+   * Whether "all dead" must be confirmed by a whole-machine read for cookie carriers. Not needed
+   * right after a converged freeze: nothing owned could fork after the read that admitted it.
+   */
+  readonly confirmCookies: boolean;
+}
+
+/** Polls until no live member remains or the bound passes; returns the survivors. */
+async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdentity[]> {
+  const deadline = performance.now() + wait.boundMs;
+  let known = new Set(run.owner.members().map(identityKey));
+  for (;;) {
+    // Polls follow the tree; only a run cookie can reveal more than the tree, and only to a whole read.
+    let members = await observe(run, 'trees');
+    if (members.length === 0 && wait.confirmCookies && run.owner.runId !== undefined)
+      members = await observe(run, 'all');
+    if (members.length === 0) return [];
+    if (wait.onNew !== undefined && members.some((m) => !known.has(identityKey(m)))) await wait.onNew();
+    known = new Set(members.map(identityKey));
+    if (performance.now() >= deadline) return members;
+    await sleep(wait.pollMs);
+  }
+}
+
+async function terminateGracefully(run: KillRun, graceMs: number): Promise<ProcessIdentity[]> {
+  const report = await run.owner.signal('SIGTERM', { graceful: true, ...takeFreshTable(run) });
+  run.timeline.add({ action: 'SIGTERM', groups: report.groups, pids: report.pids });
+  return waitForDeath(run, { boundMs: graceMs, pollMs: GRACE_POLL_MS, confirmCookies: true });
+}
+
+/**
+ * Stop everything owned, then re-read; repeat while the read shows members that were not stopped.
+ * The last read is whole-machine and fresh, so the SIGKILL right after revalidates against it.
+ * Returns whether the freeze converged (a read found nothing new).
+ */
+async function freeze(run: KillRun): Promise<boolean> {
+  for (let round = 1; round <= FREEZE_ROUNDS; round += 1) {
+    run.frozen = true;
+    const report = await run.owner.signal('SIGSTOP', takeFreshTable(run));
+    const stopped = new Set(run.owner.members().map(identityKey));
+    run.timeline.add({
+      action: 'observe',
+      groups: report.groups,
+      pids: report.pids,
+      detail: `freeze round ${round}: SIGSTOP`,
+    });
+    const members = await observe(run, 'all');
+    if (members.every((m) => stopped.has(identityKey(m)))) return true;
+  }
+  return false;
+}
+
+async function killOnce(run: KillRun): Promise<void> {
+  const report = await run.owner.signal('SIGKILL', takeFreshTable(run));
+  run.timeline.add({ action: 'SIGKILL', groups: report.groups, pids: report.pids });
+}
+
+function outcome(
+  run: KillRun,
+  result: KillResult,
+  attempts: number,
+  survivors: readonly ProcessIdentity[],
+  error?: string,
+): KillOutcome {
+  const survivorKeys = new Set(survivors.map(identityKey));
+  return {
+    result,
+    target: run.owner.root,
+    attempts,
+    killed: [...run.seen.values()].filter((m) => !survivorKeys.has(identityKey(m))),
+    survivors,
+    timeline: run.timeline.entries,
+    ...(error === undefined ? {} : { error }),
+    startedAtMs: run.timeline.startedAtMs,
+    durationMs: Math.round(run.timeline.elapsedMs()),
+  };
+}
+
+/** Refusals end the kill at once; an EPERM (another user's member) is a failure that falls back and retries. */
+function isRefusal(error: unknown): error is Error {
+  return error instanceof IdentityUncertainError || (error instanceof SignalRefusedError && error.code === 'PROTECTED');
+}
+
+/** Last resort after a failed tree signal: SIGKILL the root itself, identity-checked. */
+function killRootDirectly(run: KillRun): void {
+  try {
+    const result = run.owner.signals.signalProcess(run.owner.root, 'SIGKILL');
+    run.timeline.add({ action: 'fallback-direct', pids: [run.owner.root.pid], detail: result });
+  } catch (error) {
+    run.timeline.add({ action: 'fallback-direct', pids: [run.owner.root.pid], detail: (error as Error).message });
+  }
+}
+
+interface KillBounds {
+  readonly graceMs: number;
+  readonly verifyMs: number;
+}
+
+/** One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify. */
+async function attemptTreeKill(
+  run: KillRun,
+  attempt: number,
+  survivors: ProcessIdentity[],
+  bounds: KillBounds,
+): Promise<ProcessIdentity[]> {
+  let remaining = survivors;
+  if (attempt === 1 && bounds.graceMs > 0) remaining = await terminateGracefully(run, bounds.graceMs);
+  if (remaining.length === 0) return remaining;
+  const converged = await freeze(run);
+  await killOnce(run);
+  return waitForDeath(run, {
+    boundMs: bounds.verifyMs,
+    pollMs: VERIFY_POLL_MS,
+    onNew: () => killOnce(run),
+    confirmCookies: !converged,
+  });
+}
+
+export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillTreeOptions = {}): Promise<KillOutcome> {
+  const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
+  const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
+  const bounds = {
+    graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
+    verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
+  };
+  const initial = await observe(run);
+  run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
+  const uncertain = owner.uncertainty();
+  if (uncertain !== null) {
+    run.timeline.add({ action: 'refused', detail: uncertain });
+    return outcome(run, 'refused', 0, [], uncertain);
+  }
+  if (initial.length === 0) return outcome(run, 'already_gone', 0, []);
+  let survivors: ProcessIdentity[] = initial;
+  let lastError: string | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    if (attempt > 1) run.timeline.add({ action: 'retry', detail: `attempt ${attempt} of ${attempts}` });
+    try {
+      survivors = await attemptTreeKill(run, attempt, survivors, bounds);
+    } catch (error) {
+      if (isRefusal(error)) {
+        run.timeline.add({ action: 'refused', detail: error.message });
+        thaw(run, owner.members());
+        return outcome(run, 'refused', attempt, owner.members(), error.message);
+      }
+      lastError = (error as Error).message;
+      killRootDirectly(run);
+      survivors = await waitForDeath(run, { boundMs: bounds.verifyMs, pollMs: VERIFY_POLL_MS, confirmCookies: true });
+    }
+    run.timeline.add({
+      action: 'verify',
+      pids: survivors.map((s) => s.pid),
+      detail: `${survivors.length} survivor(s)`,
+    });
+    if (survivors.length === 0) return outcome(run, 'killed', attempt, []);
+  }
+  thaw(run, survivors);
+  const reason = lastError ?? `${survivors.length} member(s) survived ${attempts} tree kill attempt(s)`;
+  return outcome(run, 'kill_failed', attempts, survivors, reason);
+}
+
+/** Survivors of a failed or refused kill are not left frozen by our SIGSTOP (identity-checked SIGCONT). */
+function thaw(run: KillRun, survivors: readonly ProcessIdentity[]): void {
+  // A process the user stopped on purpose (Ctrl-Z) stays stopped unless we stopped it.
+  if (!run.frozen) return;
+  for (const survivor of survivors) {
+    try {
+      run.owner.signals.signalProcess(survivor, 'SIGCONT');
+    } catch {
+      // Protected or gone: nothing to thaw.
+    }
+  }
+}

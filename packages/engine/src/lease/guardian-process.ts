@@ -1,0 +1,64 @@
+/**
+ * Starting the guardian process: detached (own session and group, outside the holder's), with
+ * the lease pipe at fd 3 and an IPC channel, then waiting (bounded) for its "ready".
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { statePaths } from '../state/state-dir.js';
+import { type GuardianConfig, type GuardianMessage, isGuardianMessage } from './protocol.js';
+
+/** Node start-up of the guardian on a loaded machine. */
+export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
+/** Resolved from the package root, so it works whether the engine is loaded from src or dist. */
+export const GUARDIAN_ENTRY = fileURLToPath(new URL('../../dist/lease/guardian-main.js', import.meta.url));
+
+export function spawnGuardian(config: GuardianConfig, output: 'inherit' | 'ignore'): ChildProcess {
+  if (!existsSync(GUARDIAN_ENTRY)) {
+    throw new Error(`lease guardian entry ${GUARDIAN_ENTRY} is missing: build the engine first (npx tsc -b)`);
+  }
+  // Under Electron, execPath is the app binary: run it as plain node.
+  const env = process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env;
+  // Not inheriting: the guardian's own crash output (and its runs' inherited output) goes to the lease log.
+  const logFd = output === 'ignore' ? openSync(guardianLogPath(config), 'a', 0o600) : null;
+  try {
+    return spawn(process.execPath, [GUARDIAN_ENTRY, JSON.stringify(config)], {
+      detached: true,
+      cwd: config.stateDir,
+      env,
+      stdio: ['ignore', logFd ?? 'inherit', logFd ?? 'inherit', 'pipe', 'ipc'],
+    });
+  } finally {
+    if (logFd !== null) closeSync(logFd);
+  }
+}
+
+/** The guardian's log: its own lines, and its stdout/stderr when not inherited. */
+export function guardianLogPath(config: Pick<GuardianConfig, 'stateDir' | 'leaseId'>): string {
+  return join(statePaths(config.stateDir).leasesDir, `${config.leaseId}.log`);
+}
+
+export function waitForReady(child: ChildProcess): Promise<Extract<GuardianMessage, { t: 'ready' }>> {
+  return new Promise((resolveReady, reject) => {
+    const timer = setTimeout(
+      () => fail(`did not report ready within ${GUARDIAN_READY_TIMEOUT_MS} ms`),
+      GUARDIAN_READY_TIMEOUT_MS,
+    );
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`lease guardian ${why}; see the lease log under the state dir`));
+    };
+    const onError = (error: Error) => fail(`failed to start: ${error.message}`);
+    const onExit = (code: number | null, signal: string | null) =>
+      fail(`exited during start-up (code ${code}, signal ${signal})`);
+    const onMessage = (message: unknown) => {
+      if (!isGuardianMessage(message) || message.t !== 'ready') return;
+      clearTimeout(timer);
+      child.off('error', onError).off('exit', onExit).off('message', onMessage);
+      resolveReady(message);
+    };
+    child.once('error', onError).once('exit', onExit).on('message', onMessage);
+  });
+}

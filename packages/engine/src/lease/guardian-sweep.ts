@@ -1,0 +1,103 @@
+/**
+ * The end of a lease: cancel every run still going (the supervisor's revalidated kill), wait for
+ * their outcomes with a bound, then sweep until nothing of the lease is left: processes carrying
+ * the lease or a run cookie, with cwd inside a run dir, with a run root's recorded identity, or
+ * adopted by this guardian, plus their descendants. Each root found is ended with the tree kill.
+ */
+
+import { type EndReport, endMembers } from '../orphans/end-members.js';
+import { findRunMembers, type MemberMatch } from '../orphans/membership.js';
+import type { Run } from '../run/types.js';
+import type { ProcessIdentity } from '../table/types.js';
+import type { GuardianDeps } from './guardian.js';
+import type { LeaseRunInfo } from './registry.js';
+
+/** How long the guardian waits for cancelled runs to report their outcome before sweeping. */
+export const RUNS_END_WAIT_MS = 20_000;
+/** Sweep passes: a second pass catches what forked while the first one was killing. */
+export const SWEEP_ROUNDS = 3;
+
+export interface EndSummary {
+  /** Runs that were still going when the lease ended, and were cancelled. */
+  readonly runsEnded: string[];
+  readonly reports: EndReport[];
+  /** Lease members still alive after every pass (empty on success). */
+  readonly survivors: ProcessIdentity[];
+}
+
+export interface SweepInput {
+  readonly lease: string;
+  readonly runs: readonly { readonly run: Run; readonly info: LeaseRunInfo }[];
+  readonly reason: 'released' | 'holder_died';
+  readonly deps: GuardianDeps;
+  rootPids(): Set<number>;
+}
+
+function boundedWait(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void Promise.allSettled(promises).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function findMembers(input: SweepInput): MemberMatch[] | null {
+  const { deps } = input;
+  const table = deps.readTable();
+  if (table === null) return null;
+  return findRunMembers(table, {
+    anchors: input.runs.map(({ info }) => ({
+      runId: info.runId,
+      leaseId: input.lease,
+      runDir: info.runDir,
+      root: info.pid !== null && info.startTime !== null ? { pid: info.pid, startTime: info.startTime } : null,
+    })),
+    leaseIds: new Set([input.lease]),
+    adopterPids: new Set([deps.self.pid]),
+    excludePids: new Set([deps.self.pid]),
+    readCookies: deps.readCookies,
+  });
+}
+
+export async function sweepLease(input: SweepInput): Promise<EndSummary> {
+  const going = input.runs.filter(({ run }) => run.phase !== 'ended');
+  for (const { run } of going) run.cancel(`lease ${input.reason === 'released' ? 'released' : 'holder died'}`);
+  await boundedWait(
+    going.map(({ run }) => run.outcome),
+    RUNS_END_WAIT_MS,
+  );
+  const reports: EndReport[] = [];
+  let members = findMembers(input);
+  for (let round = 0; round < SWEEP_ROUNDS && members !== null && members.length > 0; round += 1) {
+    reports.push(
+      ...(await endMembers(members, {
+        killTree: input.deps.killTree,
+        ledgerFile: input.deps.paths.ledgerFile,
+        actor: { role: 'guardian', pid: input.deps.self.pid, startTime: input.deps.self.startTime },
+        reason: `lease_${input.reason}`,
+        ...(input.deps.killOptions?.graceMs !== undefined ? { graceMs: input.deps.killOptions.graceMs } : {}),
+      })),
+    );
+    input.deps.containment.reap(zombieChildren(input));
+    members = findMembers(input);
+  }
+  input.deps.containment.reap(zombieChildren(input));
+  return {
+    runsEnded: going.map(({ info }) => info.runId),
+    reports,
+    survivors: (members ?? []).map(({ entry }) => ({ pid: entry.pid, startTime: entry.startTime })),
+  };
+}
+
+/** Adopted zombies to reap by pid now that the lease is over (run roots are libuv's to reap). */
+function zombieChildren(input: SweepInput): number[] {
+  const table = input.deps.readTable();
+  if (table === null) return [];
+  const roots = input.rootPids();
+  return [...table.entries.values()]
+    .filter((entry) => entry.ppid === input.deps.self.pid && (entry.state === 'Z' || entry.state === 'X'))
+    .filter((entry) => !roots.has(entry.pid))
+    .map((entry) => entry.pid);
+}

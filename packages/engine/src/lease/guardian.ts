@@ -1,0 +1,194 @@
+/**
+ * The guardian's logic, free of process plumbing (guardian-main.ts wires it to the real lease
+ * pipe, IPC channel, run supervisor and tree kill). It hosts the lease's runs, so they are its
+ * descendants and, on Linux, their orphans are adopted by it as a subreaper; when the lease ends
+ * it cancels every run, sweeps what is left by cookie, run dir, recorded identity and adoption,
+ * records the outcome, and reports.
+ */
+import type { KillTreeOptions } from '../kill/types.js';
+import { appendLedgerRecord } from '../ledger/append.js';
+import { recordRunEnd, recordRunStart } from '../ledger/record-run.js';
+import type { LedgerActor } from '../ledger/records.js';
+import type { KillTreeFn } from '../orphans/end-members.js';
+import type { CookieReader } from '../orphans/membership.js';
+import type { Run, RunSpec } from '../run/types.js';
+import { createRunDir, type StatePaths } from '../state/state-dir.js';
+import { isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
+import type { Containment } from './containment.js';
+import { type EndSummary, sweepLease } from './guardian-sweep.js';
+import type { GuardianConfig, GuardianMessage, HolderMessage } from './protocol.js';
+import { type LeaseFile, type LeaseRunInfo, writeLeaseFile } from './registry.js';
+
+export interface GuardianDeps {
+  readonly paths: StatePaths;
+  readonly self: ProcessIdentity;
+  readonly containment: Containment;
+  startRun(spec: RunSpec): Run;
+  readonly killTree: KillTreeFn;
+  readTable(): ProcessTable | null;
+  readonly readCookies: CookieReader;
+  send(message: GuardianMessage): void;
+  readonly killOptions?: KillTreeOptions;
+  log?(line: string): void;
+}
+
+export interface Guardian {
+  handle(message: HolderMessage): void;
+  /** Reaps adopted orphans that stayed zombies across two ticks. */
+  reapTick(): void;
+  end(reason: 'released' | 'holder_died'): Promise<EndSummary>;
+  leaseFile(): LeaseFile;
+}
+
+interface HostedRun {
+  readonly run: Run;
+  info: LeaseRunInfo;
+}
+
+export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guardian {
+  const actor: LedgerActor = { role: 'guardian', pid: deps.self.pid, startTime: deps.self.startTime };
+  const runs = new Map<string, HostedRun>();
+  let lease: LeaseFile = {
+    v: 1,
+    id: config.leaseId,
+    name: config.name,
+    holder: config.holder,
+    ...(config.holderLabel !== undefined ? { holderLabel: config.holderLabel } : {}),
+    ...(config.holderSession !== undefined ? { holderSession: config.holderSession } : {}),
+    guardian: deps.self,
+    createdAt: new Date().toISOString(),
+    subreaper: deps.containment.kind === 'linux-subreaper' && deps.containment.active,
+    runs: [],
+  };
+  let ending = false;
+  let zombiesSeen = new Set<number>();
+
+  const saveLease = (patch: Partial<LeaseFile> = {}) => {
+    lease = { ...lease, ...patch, runs: [...runs.values()].map((hosted) => hosted.info) };
+    writeLeaseFile(deps.paths, lease);
+  };
+  const record = (entry: Parameters<typeof appendLedgerRecord>[1]) =>
+    appendLedgerRecord(deps.paths.ledgerFile, entry, actor);
+  // A failed ledger or registry write (disk full) must not stop the guardian from hosting runs.
+  const guard = (write: () => void) => {
+    try {
+      write();
+    } catch (error) {
+      deps.log?.(`state write failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  saveLease();
+  record({
+    kind: 'lease_start',
+    leaseId: lease.id,
+    name: lease.name,
+    holder: lease.holder,
+    guardian: deps.self,
+    subreaper: lease.subreaper,
+  });
+
+  function startHosted(runId: string, requested: RunSpec): void {
+    if (ending || runs.has(runId)) {
+      deps.send({ t: 'failed', runId, error: ending ? 'the lease is ending' : `run id ${runId} is already in use` });
+      return;
+    }
+    let runDir: string;
+    let run: Run;
+    try {
+      runDir = createRunDir(deps.paths, runId);
+      run = deps.startRun({ ...requested, runId, leaseId: lease.id, cwd: requested.cwd ?? runDir });
+    } catch (error) {
+      deps.send({ t: 'failed', runId, error: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    const startedAt = new Date().toISOString();
+    const hosted: HostedRun = { run, info: runInfo(runId, runDir, requested, run.identity, startedAt) };
+    runs.set(runId, hosted);
+    if (run.identity !== null) deps.containment.adopt(run.identity.pid);
+    run.subscribe((event) => {
+      if (event.type === 'spawned')
+        hosted.info = { ...hosted.info, pid: event.identity.pid, startTime: event.identity.startTime };
+      deps.send({ t: 'event', runId, event });
+    });
+    saveLease();
+    guard(() =>
+      recordRunStart(deps.paths.ledgerFile, run, { ...requested, cwd: requested.cwd ?? runDir }, actor, runDir),
+    );
+    deps.send({
+      t: 'started',
+      runId,
+      runDir,
+      phase: run.phase,
+      pid: hosted.info.pid,
+      startTime: hosted.info.startTime,
+    });
+    void run.outcome.then((outcome) => {
+      hosted.info = { ...hosted.info, endedAt: new Date().toISOString(), classification: outcome.classification };
+      guard(() => saveLease());
+      guard(() => recordRunEnd(deps.paths.ledgerFile, outcome, lease.id, actor));
+      deps.send({ t: 'ended', runId, outcome });
+    });
+  }
+
+  function rootPids(): Set<number> {
+    const pids = new Set<number>();
+    for (const hosted of runs.values()) if (hosted.info.pid !== null) pids.add(hosted.info.pid);
+    return pids;
+  }
+
+  return {
+    handle(message) {
+      if (message.t === 'start') startHosted(message.runId, message.spec);
+      else runs.get(message.runId)?.run.cancel(message.reason ?? 'cancelled by the lease holder');
+    },
+    reapTick() {
+      if (!deps.containment.active) return;
+      const table = deps.readTable();
+      if (table === null) return;
+      const roots = rootPids();
+      const zombies = [...table.entries.values()]
+        .filter((entry) => entry.ppid === deps.self.pid && isZombie(entry) && !roots.has(entry.pid))
+        .map((entry) => entry.pid);
+      // A zombie libuv has not reaped yet is one of our own spawns; it never survives two ticks.
+      deps.containment.reap(zombies.filter((pid) => zombiesSeen.has(pid)));
+      zombiesSeen = new Set(zombies);
+    },
+    async end(reason) {
+      ending = true;
+      const summary = await sweepLease({ lease: lease.id, runs: [...runs.values()], reason, deps, rootPids });
+      const now = new Date().toISOString();
+      saveLease(
+        reason === 'released'
+          ? { releasedAt: now, endedAt: now, endReason: reason }
+          : { endedAt: now, endReason: reason },
+      );
+      record({
+        kind: 'lease_end',
+        leaseId: lease.id,
+        reason,
+        runsEnded: summary.runsEnded,
+        survivors: summary.survivors,
+      });
+      return summary;
+    },
+    leaseFile: () => lease,
+  };
+}
+
+function runInfo(
+  runId: string,
+  runDir: string,
+  spec: RunSpec,
+  identity: ProcessIdentity | null,
+  startedAt: string,
+): LeaseRunInfo {
+  return {
+    runId,
+    runDir,
+    command: [spec.command, ...(spec.args ?? [])].join(' ').slice(0, 500),
+    pid: identity?.pid ?? null,
+    startTime: identity?.startTime ?? null,
+    startedAt,
+  };
+}

@@ -1,0 +1,24 @@
+export { type Containment, createContainment } from './containment.js';
+export { GUARDIAN_ENTRY, GUARDIAN_READY_TIMEOUT_MS, guardianLogPath } from './guardian-process.js';
+export { type EndSummary, RUNS_END_WAIT_MS, SWEEP_ROUNDS } from './guardian-sweep.js';
+export type { LeaseRun } from './lease-run.js';
+export {
+  generateId,
+  type Lease,
+  type OpenLeaseOptions,
+  openLease,
+  RELEASE_WAIT_MS,
+  type ReleaseResult,
+} from './open-lease.js';
+export {
+  classifyLease,
+  type IdentityProbe,
+  isIdentityAlive,
+  type LeaseFile,
+  type LeaseRunInfo,
+  type LeaseState,
+  type LeaseStatus,
+  leaseFilePath,
+  listLeases,
+  readLeaseFile,
+} from './registry.js';

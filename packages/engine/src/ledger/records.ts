@@ -1,0 +1,104 @@
+/**
+ * Ledger record shapes. Every record starts with the same prefix (`{"v":1,"kind":`), which the
+ * reader uses to resynchronise after a torn line: a writer killed mid-record leaves a fragment
+ * without a newline, and the next writer's record is glued onto it.
+ */
+import type { KillResult, SignalName } from '../kill/types.js';
+import type { Classification } from '../run/types.js';
+import type { ProcessIdentity } from '../table/types.js';
+
+export const LEDGER_VERSION = 1;
+export const RECORD_PREFIX = `{"v":${LEDGER_VERSION},"kind":`;
+
+/** Who wrote a record: the process, and in which role. */
+export interface LedgerActor {
+  readonly role: 'holder' | 'guardian' | 'cli' | 'app' | 'test';
+  readonly pid: number;
+  readonly startTime?: string;
+}
+
+interface RecordBase {
+  readonly v: typeof LEDGER_VERSION;
+  /** ISO-8601 wall time of the write. */
+  readonly at: string;
+  readonly by: LedgerActor;
+}
+
+export interface LeaseStartRecord extends RecordBase {
+  readonly kind: 'lease_start';
+  readonly leaseId: string;
+  readonly name: string;
+  readonly holder: ProcessIdentity;
+  readonly guardian: ProcessIdentity;
+  readonly subreaper: boolean;
+}
+
+export interface LeaseEndRecord extends RecordBase {
+  readonly kind: 'lease_end';
+  readonly leaseId: string;
+  /** `released`: the holder released it; `holder_died`: lease EOF without a release. */
+  readonly reason: 'released' | 'holder_died';
+  readonly runsEnded: readonly string[];
+  readonly survivors: readonly ProcessIdentity[];
+}
+
+export interface RunStartRecord extends RecordBase {
+  readonly kind: 'run_start';
+  readonly runId: string;
+  readonly leaseId?: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly runDir?: string;
+  readonly pid: number | null;
+  readonly startTime: string | null;
+}
+
+export interface RunEndRecord extends RecordBase {
+  readonly kind: 'run_end';
+  readonly runId: string;
+  readonly leaseId?: string;
+  readonly classification: Classification;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly durationMs: number;
+  readonly killAttempts: number;
+  readonly survivors: readonly ProcessIdentity[];
+  readonly error?: string;
+}
+
+/** One tree-kill attempt: what was targeted, which signals went out, what survived. */
+export interface KillRecord extends RecordBase {
+  readonly kind: 'kill';
+  readonly runId?: string;
+  readonly leaseId?: string;
+  /** Why the kill happened, e.g. `lease_eof`, `orphan_clean`, `timeout`. */
+  readonly reason: string;
+  readonly target: ProcessIdentity;
+  readonly result: KillResult;
+  readonly signals: readonly SignalName[];
+  readonly pids: readonly number[];
+  readonly killed: readonly ProcessIdentity[];
+  readonly survivors: readonly ProcessIdentity[];
+  readonly attempts: number;
+  readonly error?: string;
+}
+
+export type LedgerRecord = LeaseStartRecord | LeaseEndRecord | RunStartRecord | RunEndRecord | KillRecord;
+export type LedgerKind = LedgerRecord['kind'];
+
+/** A record as callers hand it in: the writer stamps `v`, `at` and (by default) `by`. */
+export type LedgerEntry = LedgerRecord extends infer R
+  ? R extends LedgerRecord
+    ? Omit<R, 'v' | 'at' | 'by'> & { readonly by?: LedgerActor; readonly at?: string }
+    : never
+  : never;
+
+const KINDS: ReadonlySet<string> = new Set(['lease_start', 'lease_end', 'run_start', 'run_end', 'kill']);
+
+/** Structural check of a parsed line; unknown kinds from newer writers are kept out, not fatal. */
+export function isLedgerRecord(value: unknown): value is LedgerRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return record.v === LEDGER_VERSION && typeof record.kind === 'string' && KINDS.has(record.kind);
+}

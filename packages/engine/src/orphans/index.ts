@@ -1,0 +1,12 @@
+export { type CleanedGroup, type CleanOptions, cleanOrphans, survivorsOf } from './clean-orphans.js';
+export { type EndReport, endMembers, type KillTreeFn } from './end-members.js';
+export { type FindOrphansOptions, findOrphans, type OrphanGroup, type OrphanScan } from './find-orphans.js';
+export {
+  type CookieReader,
+  type DeadSession,
+  findRunMembers,
+  type MemberMatch,
+  memberRoots,
+  type RunAnchor,
+} from './membership.js';
+export { buildRunIndex, type KnownRun, type RunIndex, UNRECORDED_RUN_DIR_MIN_AGE_MS } from './run-index.js';

@@ -1,0 +1,78 @@
+/**
+ * Run cookies: every run's environment carries TREEWARDEN_RUN_ID (and TREEWARDEN_LEASE_ID), which
+ * every descendant inherits across setsid and double forks. Reading /proc/PID/environ finds a
+ * run's processes wherever they hid. Linux only (readable for the same user); elsewhere null.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { LEASE_ID_ENV, RUN_ID_ENV } from '../run/types.js';
+import { readLiveStartTime } from '../signal/start-time.js';
+import type { ProcessIdentity, ProcessTable } from '../table/types.js';
+import { isZombie } from '../table/types.js';
+
+/** Environments are usually a few KiB; the cookies sit wherever the launcher put them, so read generously but bounded. */
+export const MAX_ENVIRON_BYTES = 256 * 1024;
+
+export interface RunCookies {
+  readonly runId?: string;
+  readonly leaseId?: string;
+}
+
+/** Reads at most `maxBytes` of /proc/PID/environ; null when unreadable (gone, zombie, other user). */
+export function readEnvironBounded(pid: number, maxBytes = MAX_ENVIRON_BYTES): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/environ`, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(maxBytes);
+    let length = 0;
+    while (length < maxBytes) {
+      const read = readSync(fd, buffer, length, maxBytes - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.subarray(0, length);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The run/lease cookies in PID's environment, `{}` when it carries none, null when unreadable. */
+export function readRunCookies(pid: number): RunCookies | null {
+  if (process.platform !== 'linux') return null;
+  const environ = readEnvironBounded(pid);
+  if (environ === null) return null;
+  const cookies: { runId?: string; leaseId?: string } = {};
+  for (const variable of environ.toString('latin1').split('\0')) {
+    if (variable.startsWith(`${RUN_ID_ENV}=`)) cookies.runId = variable.slice(RUN_ID_ENV.length + 1);
+    else if (variable.startsWith(`${LEASE_ID_ENV}=`)) cookies.leaseId = variable.slice(LEASE_ID_ENV.length + 1);
+  }
+  return cookies;
+}
+
+/**
+ * Live processes in `table` that carry `TREEWARDEN_RUN_ID=<runId>`. `skip` lets a poller avoid
+ * re-reading identities it already classified (an environment's cookies never change).
+ */
+export function findCookieCarriers(
+  runId: string,
+  table: ProcessTable,
+  skip?: (identity: ProcessIdentity) => boolean,
+): ProcessIdentity[] {
+  const carriers: ProcessIdentity[] = [];
+  if (runId.length === 0) return carriers;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  for (const entry of table.entries.values()) {
+    if (entry.pid === process.pid || isZombie(entry) || skip?.(entry)) continue;
+    // Only our own user's processes can be ours to end (root can read everyone's environ).
+    if (uid !== undefined && entry.uid !== uid) continue;
+    if (readRunCookies(entry.pid)?.runId !== runId) continue;
+    // The environ read came after the table read: confirm the pid was not recycled in between.
+    if (readLiveStartTime(entry.pid) === entry.startTime) carriers.push({ pid: entry.pid, startTime: entry.startTime });
+  }
+  return carriers;
+}

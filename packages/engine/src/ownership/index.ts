@@ -1,0 +1,16 @@
+export {
+  findCookieCarriers,
+  MAX_ENVIRON_BYTES,
+  type RunCookies,
+  readEnvironBounded,
+  readRunCookies,
+} from './cookie.js';
+export { GroupEpermError, IdentityUncertainError, NoTableError, ProcessEpermError } from './errors.js';
+export { createLeanProcReader, defaultOwnerReader, readLeanProcTable } from './proc-reader.js';
+export type { GracefulRoots, SignalRequest, SignalTarget } from './signal-plan.js';
+export {
+  type CreateTreeOwnerOptions,
+  createTreeOwner,
+  type RevalidatingTreeOwner,
+  type SignalReport,
+} from './tree-owner.js';

@@ -1,0 +1,67 @@
+/**
+ * The owner's default Linux table: only what ownership decides on (identity, ppid, pgid, sid,
+ * state, uid), read fresh for every pid. Skipping cmdline and cwd keeps a revalidation read cheap
+ * enough to repeat between signals. Other platforms must pass a TableReader.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { readStatLite } from '../signal/proc-stat.js';
+import type { ProcessEntry, ProcessTable, TableReader } from '../table/types.js';
+
+function readLeanEntry(pid: number): ProcessEntry | null {
+  const stat = readStatLite(pid);
+  if (stat === null) return null;
+  let uid: number;
+  try {
+    uid = statSync(`/proc/${pid}`).uid;
+  } catch {
+    return null;
+  }
+  return {
+    pid,
+    startTime: stat.startTime,
+    ppid: stat.ppid,
+    pgid: stat.pgid,
+    sid: stat.sid,
+    state: stat.state,
+    uid,
+    command: '',
+    args: [],
+    cwd: null,
+    cpuTimeMs: 0,
+    rssBytes: 0,
+    startedAtMs: 0,
+  };
+}
+
+export function readLeanProcTable(): ProcessTable {
+  const entries = new Map<number, ProcessEntry>();
+  for (const name of readdirSync('/proc')) {
+    const code = name.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const entry = readLeanEntry(Number(name));
+    if (entry !== null) entries.set(entry.pid, entry);
+  }
+  return { entries, readAtMs: Date.now() };
+}
+
+export function createLeanProcReader(): TableReader {
+  return {
+    platform: 'linux',
+    readAll: async () => readLeanProcTable(),
+    async readTrees(rootPids) {
+      // The owner needs reparented escapes too, so a filtered read is not cheaper here.
+      void rootPids;
+      return readLeanProcTable();
+    },
+  };
+}
+
+/** The reader an owner uses when none is injected. */
+export function defaultOwnerReader(): TableReader {
+  if (process.platform !== 'linux') {
+    throw new Error(
+      `no default process table reader for ${process.platform}: pass options.reader (a TableReader) to createTreeOwner/killTree`,
+    );
+  }
+  return createLeanProcReader();
+}

@@ -1,0 +1,8 @@
+export { OUTPUT_DRAIN_MS } from './capture-output.js';
+export * from './launch.js';
+export * from './observe-loop.js';
+export * from './output-tail.js';
+export { type RunDeps, setDefaultOwnerFactory, startRun } from './start-run.js';
+export { ROOT_EXIT_WAIT_MS } from './stop-tree.js';
+export * from './types.js';
+export * from './validate.js';

@@ -1,0 +1,86 @@
+/**
+ * Starts the worker in its own session (detached → setsid), with the run and lease cookies in its
+ * environment. A launch that fails is a structured result (`missing_binary`, `launch_failure`),
+ * never an exception escaping to the caller.
+ */
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { LEASE_ID_ENV, RUN_ID_ENV, type RunSpec } from './types.js';
+
+export interface LaunchFailure {
+  readonly classification: 'missing_binary' | 'launch_failure';
+  readonly error: string;
+}
+
+export type LaunchResult =
+  | { readonly kind: 'spawned'; readonly child: ChildProcess; readonly pid: number }
+  | { readonly kind: 'failed'; readonly failure: Promise<LaunchFailure> };
+
+export interface LaunchCookies {
+  readonly runId: string;
+  readonly leaseId: string;
+}
+
+function stdioFor(output: RunSpec['output']): StdioOptions {
+  // Capture never reads stdin: a headless worker must not steal the caller's terminal input.
+  if (output === 'inherit') return ['inherit', 'inherit', 'inherit'];
+  if (output === 'tee') return ['inherit', 'pipe', 'pipe'];
+  return ['ignore', 'pipe', 'pipe'];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Maps a spawn error to an outcome. ENOENT also comes from a missing cwd: that is not a missing binary. */
+export function describeLaunchError(spec: RunSpec, error: NodeJS.ErrnoException): LaunchFailure {
+  const code = error.code ?? 'UNKNOWN';
+  if (code === 'ENOENT' && (spec.cwd === undefined || isDirectory(spec.cwd))) {
+    return {
+      classification: 'missing_binary',
+      error: `missing binary: ${spec.command} was not found (ENOENT); check the path or PATH`,
+    };
+  }
+  if (code === 'EACCES' || code === 'EPERM') {
+    return {
+      classification: 'launch_failure',
+      error: `launch failure: ${spec.command} cannot be executed (${code}); is it an executable file (chmod +x)?`,
+    };
+  }
+  return { classification: 'launch_failure', error: `launch failure: ${spec.command}: ${error.message}` };
+}
+
+export function launchWorker(spec: RunSpec, cookies: LaunchCookies): LaunchResult {
+  if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
+    const failure: LaunchFailure = {
+      classification: 'launch_failure',
+      error: `launch failure: cwd ${spec.cwd} is not a directory`,
+    };
+    return { kind: 'failed', failure: Promise.resolve(failure) };
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(spec.command, [...(spec.args ?? [])], {
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId },
+      detached: true,
+      stdio: stdioFor(spec.output),
+    });
+  } catch (error) {
+    // Invalid arguments (e.g. a NUL byte) throw synchronously instead of emitting 'error'.
+    const failure = describeLaunchError(spec, error as NodeJS.ErrnoException);
+    return { kind: 'failed', failure: Promise.resolve(failure) };
+  }
+  if (child.pid === undefined) {
+    // libuv already knows the exec failed; Node reports it through 'error' on the next tick.
+    const failure = new Promise<LaunchFailure>((resolve) => {
+      child.once('error', (error: NodeJS.ErrnoException) => resolve(describeLaunchError(spec, error)));
+    });
+    return { kind: 'failed', failure };
+  }
+  return { kind: 'spawned', child, pid: child.pid };
+}

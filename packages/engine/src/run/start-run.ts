@@ -1,0 +1,308 @@
+/**
+ * The run supervisor: validate, launch in its own session, read the root's identity, observe the
+ * tree, enforce the timeout, end leftovers, classify. Reads top to bottom as the run's life:
+ * `startRun` → `launch` → (`onTimeout` | `cancel` | `onRootExit`) → `finish`.
+ */
+import { randomUUID } from 'node:crypto';
+import { classifyExit } from '../classify/classify-exit.js';
+import type { KillTreeOptions, SignalOps, TreeOwner, TreeOwnerOptions } from '../kill/types.js';
+import { createTreeOwner } from '../ownership/tree-owner.js';
+import { readStatFields } from '../table/linux-stat.js';
+import { createTableReader } from '../table/reader.js';
+import type { ProcessIdentity, TableReader } from '../table/types.js';
+import { type CapturedOutput, captureOutput } from './capture-output.js';
+import { launchWorker } from './launch.js';
+import { type ObserveLoop, ownedTreeRefresh, RUN_POLL_INTERVAL_MS, startObserveLoop } from './observe-loop.js';
+import { createRootProcess, type RootExit, type RootProcess, type RootStat } from './root-process.js';
+import { stopTree, type TreeStopResult } from './stop-tree.js';
+import type { Classification, Run, RunEvent, RunOutcome, RunPhase, RunSpec } from './types.js';
+import { validateRunSpec } from './validate.js';
+
+export interface RunDeps {
+  /** The tree owner; default `createTreeOwner` from ownership/tree-owner.ts. */
+  readonly createOwner?: (root: ProcessIdentity, options: TreeOwnerOptions) => TreeOwner;
+  readonly reader?: TableReader;
+  readonly signals?: SignalOps;
+  /** Start time and state of one pid, read synchronously (default: /proc/PID/stat on Linux). */
+  readonly readEntry?: (pid: number) => RootStat | null;
+  /** Schedules the timeout; returns a cancel function. Injected by tests to stage exact races. */
+  readonly scheduleTimeout?: (fire: () => void, ms: number) => () => void;
+  readonly pollIntervalMs?: number;
+  readonly now?: () => number;
+}
+
+interface EndFacts {
+  readonly classification: Classification;
+  readonly stop?: TreeStopResult;
+  readonly leftovers?: readonly ProcessIdentity[];
+  readonly kept?: readonly ProcessIdentity[];
+  readonly error?: string;
+}
+
+function scheduleWithTimer(fire: () => void, ms: number): () => void {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
+}
+
+/**
+ * The reader for owner and kill: on Linux undefined (the owner's lean /proc reader is the
+ * default); elsewhere the platform's, since the owner has no default there.
+ */
+function platformReader(injected: TableReader | undefined): TableReader | undefined {
+  if (injected !== undefined || process.platform === 'linux') return injected;
+  try {
+    return createTableReader();
+  } catch {
+    return undefined; // unsupported platform: supervision falls back to the root alone
+  }
+}
+
+/**
+ * /proc/PID/stat alone gives the identity synchronously; a fuller read (argv, cwd) can miss a
+ * worker that is exiting right now, though its unreaped stat is still there. Elsewhere the
+ * identity is read later through the platform reader.
+ */
+function readRootStat(pid: number): RootStat | null {
+  if (process.platform !== 'linux') return null;
+  const stat = readStatFields(pid);
+  return stat === null ? null : { startTime: stat.startTicks, state: stat.state };
+}
+
+let defaultCreateOwner: NonNullable<RunDeps['createOwner']> = createTreeOwner;
+
+/**
+ * Replaces the default owner factory (normally `createTreeOwner`). Kept for callers that install
+ * it explicitly (the guardian does); `deps.createOwner` is the per-run way.
+ */
+export function setDefaultOwnerFactory(factory: NonNullable<RunDeps['createOwner']>): void {
+  defaultCreateOwner = factory;
+}
+
+class RunSupervisor implements Run {
+  readonly id: string;
+  readonly leaseId: string;
+  readonly outcome: Promise<RunOutcome>;
+  identity: ProcessIdentity | null = null;
+  phase: RunPhase = 'starting';
+  private readonly listeners = new Set<(event: RunEvent) => void>();
+  private readonly now: () => number;
+  private readonly startedAtMs: number;
+  private resolveOutcome: (outcome: RunOutcome) => void = () => {};
+  private root: RootProcess | null = null;
+  private owner: TreeOwner | null = null;
+  private output: CapturedOutput | null = null;
+  private loop: ObserveLoop | null = null;
+  private cancelTimeout: () => void = () => {};
+  private readonly killOptions: KillTreeOptions;
+  private readonly reader: TableReader | undefined;
+
+  constructor(
+    private readonly spec: RunSpec,
+    private readonly deps: RunDeps,
+  ) {
+    const validated = validateRunSpec(spec); // throws RunSpecError before anything launches
+    this.now = deps.now ?? Date.now;
+    this.startedAtMs = this.now();
+    this.id = spec.runId ?? randomUUID();
+    this.leaseId = spec.leaseId ?? this.id;
+    this.reader = platformReader(deps.reader);
+    this.killOptions = {
+      runId: this.id,
+      ...(validated.graceMs === undefined ? {} : { graceMs: validated.graceMs }),
+      ...(this.reader === undefined ? {} : { reader: this.reader }),
+      ...(deps.signals === undefined ? {} : { signals: deps.signals }),
+    };
+    this.outcome = new Promise((resolve) => {
+      this.resolveOutcome = resolve;
+    });
+    this.launch(validated.timeoutMs);
+  }
+
+  subscribe(listener: (event: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  cancel(reason = 'cancelled'): void {
+    // Once the root exited on its own the run is already ending (leftovers are being handled).
+    if (this.phase !== 'running' || this.root?.exit() != null) return;
+    void this.stopAndFinish('cancelled', reason);
+  }
+
+  private emit(event: RunEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A faulty listener must not break supervision.
+      }
+    }
+  }
+
+  /** For events raised inside startRun: delivered once the caller had a chance to subscribe. */
+  private emitSoon(event: RunEvent): void {
+    queueMicrotask(() => this.emit(event));
+  }
+
+  private setPhase(phase: RunPhase): void {
+    this.phase = phase;
+    this.emit({ type: 'phase', phase });
+  }
+
+  private launch(timeoutMs: number): void {
+    const launched = launchWorker(this.spec, { runId: this.id, leaseId: this.leaseId });
+    if (launched.kind === 'failed') {
+      void launched.failure.then((failure) =>
+        this.finish({ classification: failure.classification, error: failure.error }),
+      );
+      return;
+    }
+    const { child, pid } = launched;
+    // Read the identity before anything else runs: the pid is ours and unreaped right now.
+    this.root = createRootProcess(child, pid, this.deps.readEntry ?? readRootStat, this.now);
+    this.identity = this.root.identity;
+    if (this.spec.output !== 'inherit') {
+      this.output = captureOutput(child, {
+        ...(this.spec.output === 'tee' ? { forward: { stdout: process.stdout, stderr: process.stderr } } : {}),
+        onText: (stream, text) => {
+          if (this.listeners.size > 0) this.emit({ type: 'output', stream, text });
+        },
+      });
+    }
+    if (this.identity !== null) this.superviseTree(this.identity);
+    else void this.readIdentityLater(pid);
+    const schedule = this.deps.scheduleTimeout ?? scheduleWithTimer;
+    this.cancelTimeout = schedule(() => this.onTimeout(), timeoutMs);
+    void this.root.exited.then((exit) => this.onRootExit(exit));
+    this.phase = 'running';
+    this.emitSoon({ type: 'phase', phase: 'running' });
+  }
+
+  /** Owns and observes the tree under `identity` from now on. */
+  private superviseTree(identity: ProcessIdentity): void {
+    const createOwner = this.deps.createOwner ?? defaultCreateOwner;
+    this.owner = createOwner(identity, {
+      runId: this.id,
+      ...(this.reader === undefined ? {} : { reader: this.reader }),
+      ...(this.deps.signals === undefined ? {} : { signals: this.deps.signals }),
+    });
+    const refresh = ownedTreeRefresh(this.owner, this.reader);
+    const interval = this.deps.pollIntervalMs ?? RUN_POLL_INTERVAL_MS;
+    this.loop = startObserveLoop(this.owner, refresh, interval, (members) => this.emit({ type: 'members', members }));
+    this.emitSoon({ type: 'spawned', identity });
+  }
+
+  /**
+   * Where /proc is not there (macOS, Windows) the identity comes from the platform reader. The pid
+   * is still unreaped until 'exit' fires, so an identity read before that is the worker's own.
+   */
+  private async readIdentityLater(pid: number): Promise<void> {
+    let startTime: string | undefined;
+    try {
+      startTime = (await this.reader?.readTrees([pid]))?.entries.get(pid)?.startTime;
+    } catch {
+      // No table this time: the run is supervised by its root only (direct kill).
+    }
+    if (startTime === undefined || this.phase !== 'running' || this.root === null) return;
+    if (!this.root.adoptIdentity(startTime)) return;
+    this.identity = this.root.identity;
+    if (this.identity !== null) this.superviseTree(this.identity);
+  }
+
+  /** A worker whose exit status is already there when the timer fires won the race: it is not a timeout. */
+  private onTimeout(): void {
+    if (this.phase !== 'running' || this.root === null) return;
+    if (this.root.hasExitStatus()) return; // 'exit' is on its way; onRootExit classifies it
+    void this.stopAndFinish('timeout', undefined);
+  }
+
+  private async stopAndFinish(reason: 'timeout' | 'cancelled', detail: string | undefined): Promise<void> {
+    this.setPhase('stopping');
+    this.cancelTimeout();
+    this.loop?.stop();
+    const root = this.root as RootProcess;
+    const stop = await stopTree(this.owner, root, this.killOptions);
+    const classification = stop.survivors.length > 0 ? 'kill_failed' : reason;
+    const error = stop.survivors.length > 0 ? (stop.error ?? 'the tree outlived every kill attempt') : detail;
+    await this.finish({ classification, stop, ...(error === undefined ? {} : { error }) });
+  }
+
+  private async onRootExit(exit: RootExit): Promise<void> {
+    if (this.phase !== 'running') return; // a stop is in progress and waits for this exit itself
+    this.cancelTimeout();
+    this.loop?.stop();
+    const left = await this.findLeftovers();
+    if (left.length === 0) return this.finishExit(exit, {});
+    if (this.spec.keepDescendants === true) return this.finishExit(exit, { kept: left });
+    this.setPhase('stopping');
+    const stop = await stopTree(this.owner, this.root as RootProcess, this.killOptions);
+    const leftovers = uniqueIdentities([...left, ...stop.killed]);
+    if (stop.survivors.length > 0) {
+      const error = stop.error ?? 'leftover descendants outlived every kill attempt';
+      return this.finish({ classification: 'kill_failed', stop, leftovers, error });
+    }
+    return this.finishExit(exit, { stop, leftovers });
+  }
+
+  /** Members still alive after the root exited, by one fresh observation (the root excluded). */
+  private async findLeftovers(): Promise<ProcessIdentity[]> {
+    if (this.owner === null) return [];
+    try {
+      await this.owner.observe();
+    } catch {
+      // Keep the last observation.
+    }
+    const rootPid = this.root?.pid;
+    return this.owner.members().filter((member) => member.pid !== rootPid);
+  }
+
+  /** The root ended on its own: exit 0 is ok, anything else is classified from its output. */
+  private async finishExit(exit: RootExit, facts: Omit<EndFacts, 'classification'>): Promise<void> {
+    const tails = await this.output?.finish();
+    const classification = classifyExit({
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      stderr: tails?.stderrTail ?? '',
+      stdout: tails?.stdoutTail ?? '',
+    });
+    return this.finish({ ...facts, classification });
+  }
+
+  private async finish(facts: EndFacts): Promise<void> {
+    if (this.phase === 'ended') return;
+    this.cancelTimeout();
+    this.loop?.stop();
+    const tails = (await this.output?.finish()) ?? { stdoutTail: '', stderrTail: '' };
+    const exit = this.root?.exit() ?? null;
+    const outcome: RunOutcome = {
+      runId: this.id,
+      classification: facts.classification,
+      exitCode: exit?.exitCode ?? null,
+      signal: exit?.signal ?? null,
+      pid: this.root?.pid ?? null,
+      startTime: this.identity?.startTime ?? null,
+      durationMs: (exit?.atMs ?? this.now()) - this.startedAtMs,
+      killAttempts: facts.stop?.attempts ?? 0,
+      survivors: facts.stop?.survivors ?? [],
+      leftovers: facts.leftovers ?? [],
+      ...tails,
+      ...(facts.error === undefined ? {} : { error: facts.error }),
+      ...(facts.stop?.kill === undefined ? {} : { kill: facts.stop.kill }),
+      ...(facts.kept === undefined ? {} : { kept: facts.kept }),
+    };
+    this.setPhase('ended');
+    this.resolveOutcome(outcome);
+  }
+}
+
+function uniqueIdentities(identities: readonly ProcessIdentity[]): ProcessIdentity[] {
+  return [...new Map(identities.map((i) => [`${i.pid}:${i.startTime}`, i])).values()];
+}
+
+/**
+ * Starts one supervised run. Throws RunSpecError (nothing launched) for a refused spec; every
+ * later failure, including a missing binary, is a classification in `run.outcome`.
+ */
+export function startRun(spec: RunSpec, deps: RunDeps = {}): Run {
+  return new RunSupervisor(spec, deps);
+}

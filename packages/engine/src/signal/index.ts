@@ -1,0 +1,13 @@
+export {
+  ancestorPids,
+  assertSameUser,
+  assertSignallableGroup,
+  assertSignallablePid,
+  ownProcessGroup,
+  type RefusalCode,
+  SignalRefusedError,
+} from './guards.js';
+export { loadPidfd, type PidfdApi } from './pidfd.js';
+export { parseStatLite, readStatLite, type StatLite } from './proc-stat.js';
+export { createSignalOps, killWithResult, type SignalOpsOptions, signalNumber } from './signal-ops.js';
+export { readLiveStartTime } from './start-time.js';

@@ -1,0 +1,115 @@
+/**
+ * Builds a ProcessEntry from /proc, reading the parts that cannot change for an identity (argv,
+ * uid) once per identity. The cache key is (pid, startTime, comm): exec keeps pid and start time
+ * but replaces comm, so an exec'd process is re-read; one that execs a same-named binary, or
+ * rewrites its own argv (setproctitle), keeps the argv it had when first seen.
+ */
+import { readlinkSync } from 'node:fs';
+import { bootTime, clockTicks, readProcBytes, readProcText, type StatFields } from './linux-stat.js';
+import type { ProcessEntry } from './types.js';
+
+const PAGE_SIZE_BYTES = 4096;
+/** `PF_KTHREAD` from include/linux/sched.h. */
+const PF_KTHREAD = 0x00200000;
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export interface CachedIdentity {
+  readonly startTicks: string;
+  readonly comm: string;
+  readonly uid: number;
+  readonly args: readonly string[];
+  /**
+   * False when argv came back empty from a user process: exec sets comm before the new argv is in
+   * place, so a read in that window sees no argv, and caching it would keep it empty for good.
+   */
+  readonly settled: boolean;
+  /** False once cwd answered EACCES: permissions hold for the identity, so stop paying for the throw. */
+  cwdReadable: boolean;
+}
+
+export type IdentityCache = Map<number, CachedIdentity>;
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function isGone(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ESRCH';
+}
+
+/** argv from `cmdline`; invalid UTF-8 becomes U+FFFD in that argument only. */
+export function parseCmdline(bytes: Uint8Array): string[] {
+  if (bytes.length === 0) return [];
+  const end = bytes[bytes.length - 1] === 0 ? bytes.length - 1 : bytes.length;
+  return utf8.decode(bytes.subarray(0, end)).split('\0');
+}
+
+/** Effective uid (as `ps -o uid` shows it) from `status`; null when the process is gone. */
+function readUid(pid: number): number | null {
+  const status = readProcText(`/proc/${pid}/status`);
+  if (status === null) return null;
+  const match = /^Uid:\s+\d+\s+(\d+)/m.exec(status);
+  return match ? Number(match[1]) : -1;
+}
+
+/** Reads what is fixed for the identity; null when the process vanished meanwhile. */
+function describeIdentity(pid: number, stat: StatFields): CachedIdentity | null {
+  const uid = readUid(pid);
+  if (uid === null) return null;
+  // Unreadable argv (gone meanwhile, or not ours to read) degrades to none; the next read retries.
+  const cmdline = readProcBytes(`/proc/${pid}/cmdline`);
+  const args = cmdline === null ? [] : parseCmdline(cmdline);
+  const settled = args.length > 0 || (stat.flags & PF_KTHREAD) !== 0 || stat.state === 'Z' || stat.state === 'X';
+  return { startTicks: stat.startTicks, comm: stat.command, uid, args, settled, cwdReadable: true };
+}
+
+/** `undefined` means the process is gone; null means "not readable". */
+function readCwd(pid: number, identity: CachedIdentity): string | null | undefined {
+  if (!identity.cwdReadable) return null;
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    identity.cwdReadable = false;
+    return null;
+  }
+}
+
+/**
+ * One entry from an already-read stat line. `cache` supplies and receives the per-identity part;
+ * pass a fresh Map to read everything anew. Returns null when the process vanished mid-read.
+ */
+export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache): ProcessEntry | null {
+  let identity = cache.get(pid);
+  if (
+    identity === undefined ||
+    !identity.settled ||
+    identity.startTicks !== stat.startTicks ||
+    identity.comm !== stat.command
+  ) {
+    const described = describeIdentity(pid, stat);
+    if (described === null) return null;
+    identity = described;
+    cache.set(pid, identity);
+  }
+  const zombie = stat.state === 'Z' || stat.state === 'X';
+  const cwd = zombie ? null : readCwd(pid, identity);
+  if (cwd === undefined) return null;
+  const ticks = clockTicks();
+  return {
+    pid,
+    startTime: stat.startTicks,
+    ppid: stat.ppid,
+    pgid: stat.pgid,
+    sid: stat.sid,
+    state: stat.state,
+    uid: identity.uid,
+    command: stat.command,
+    args: zombie ? [] : identity.args,
+    cwd,
+    cpuTimeMs: Math.round((stat.cpuTicks * 1000) / ticks),
+    rssBytes: stat.rssPages * PAGE_SIZE_BYTES,
+    startedAtMs: bootTime() + Math.round((Number(stat.startTicks) * 1000) / ticks),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Spawning the shared fixtures (packages/engine/fixtures) and reading the pids they report.
+ * Every fixture process appends `{"role","pid","ppid",...}` to the file named by
+ * TREEWARDEN_FIXTURE_REPORT, which all its descendants inherit, even across setsid.
+ */
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readProcEntry } from '../../src/table/index.js';
+import type { ProcessTracker } from './process-tracker.js';
+import { waitFor } from './wait-for.js';
+
+export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+export const REPORT_ENV = 'TREEWARDEN_FIXTURE_REPORT';
+export const MAX_LIFETIME_ENV = 'TREEWARDEN_FIXTURE_MAX_LIFETIME_MS';
+/** Fixtures started by tests exit on their own after this, even if every cleanup failed. */
+export const TEST_FIXTURE_LIFETIME_MS = 60_000;
+/** How long to wait for a fixture's reports to appear (node start-up on a loaded 2-core box). */
+export const REPORT_WAIT_MS = 15_000;
+
+export interface ReportedProcess {
+  readonly role: string;
+  readonly pid: number;
+  readonly ppid: number;
+  readonly [extra: string]: unknown;
+}
+
+export interface SpawnedFixture {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** The file the fixture and all its descendants report to. */
+  readonly reportFile: string;
+  readonly dir: string;
+}
+
+export interface SpawnFixtureOptions {
+  /** Own session and process group (setsid), as the run supervisor starts workers. */
+  readonly detached?: boolean;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export function fixturePath(name: string): string {
+  return join(FIXTURES_DIR, name);
+}
+
+/** A private temp dir; removed by `removeTempDir`. */
+export function makeTempDir(prefix = 'tw-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Starts fixture `name` (.mjs through node, anything else executed directly) and tracks it. */
+export function spawnFixture(
+  tracker: ProcessTracker,
+  name: string,
+  args: readonly string[] = [],
+  options: SpawnFixtureOptions = {},
+): SpawnedFixture {
+  const dir = makeTempDir();
+  const reportFile = join(dir, 'report.jsonl');
+  const path = fixturePath(name);
+  const [command, argv] = name.endsWith('.mjs') ? [process.execPath, [path, ...args]] : [path, [...args]];
+  const spawnOptions: SpawnOptions = {
+    detached: options.detached ?? false,
+    stdio: 'ignore',
+    cwd: options.cwd ?? dir,
+    env: {
+      ...process.env,
+      [REPORT_ENV]: reportFile,
+      [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS),
+      ...options.env,
+    },
+  };
+  const child = spawn(command, argv, spawnOptions);
+  const pid = tracker.trackChild(child, { detached: options.detached ?? false });
+  return { child, pid, reportFile, dir };
+}
+
+export function readReports(reportFile: string): ReportedProcess[] {
+  let text: string;
+  try {
+    text = readFileSync(reportFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as ReportedProcess);
+}
+
+/**
+ * Waits until at least `count` processes reported (optionally only those with `role`), tracks
+ * every reported pid (plus any `child`/`children`/`daemon` pids they name) and returns them.
+ */
+export async function readReportedPids(
+  tracker: ProcessTracker,
+  reportFile: string,
+  count: number,
+  options: { readonly role?: string; readonly timeoutMs?: number } = {},
+): Promise<ReportedProcess[]> {
+  const matching = await waitFor(
+    () => {
+      const reports = readReports(reportFile).filter((r) => options.role === undefined || r.role === options.role);
+      return reports.length >= count ? reports : null;
+    },
+    { timeoutMs: options.timeoutMs ?? REPORT_WAIT_MS, description: `${count} report(s) in ${reportFile}` },
+  );
+  for (const report of readReports(reportFile)) {
+    tracker.trackPid(report.pid);
+    for (const key of ['child', 'daemon']) if (typeof report[key] === 'number') tracker.trackPid(report[key] as number);
+    if (Array.isArray(report.children)) for (const pid of report.children) tracker.trackPid(pid as number);
+  }
+  return matching;
+}
+
+/** Alive and not a zombie (a zombie counts as stopped). */
+export function isRunning(pid: number, startTime?: string): boolean {
+  const entry = readProcEntry(pid);
+  if (entry === null || entry.state === 'Z' || entry.state === 'X') return false;
+  return startTime === undefined || entry.startTime === startTime;
+}
+
+export function startTimeOf(pid: number): string {
+  const entry = readProcEntry(pid);
+  if (entry === null) throw new Error(`startTimeOf: pid ${pid} is not running`);
+  return entry.startTime;
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { killTree } from '../../src/kill/kill-tree.js';
+import { createTreeOwner } from '../../src/ownership/tree-owner.js';
+import { RUN_ID_ENV } from '../../src/run/types.js';
+import {
+  isRunning,
+  readReportedPids,
+  readReports,
+  spawnFixture,
+  startTimeOf,
+  useProcessTracker,
+  waitFor,
+} from '../helpers/index.js';
+
+const identityOf = (pid: number) => ({ pid, startTime: startTimeOf(pid) });
+
+describe('escaped descendants', () => {
+  const tracker = useProcessTracker();
+
+  it('finds a setsid escape by ancestry and ends it', async () => {
+    const fixture = spawnFixture(tracker, 'setsid-escape.mjs', [], { detached: true });
+    const [escaped] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'escaped' });
+    const pid = escaped?.pid as number;
+    const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0 });
+    expect(outcome.result).toBe('killed');
+    expect(outcome.killed.map((m) => m.pid)).toContain(pid);
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it('keeps an observed escape owned after its parent exits and it is reparented', async () => {
+    const fixture = spawnFixture(tracker, 'setsid-escape.mjs', [], { detached: true });
+    const [escaped] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'escaped' });
+    const pid = escaped?.pid as number;
+    const owner = createTreeOwner(identityOf(fixture.pid));
+    await owner.observe();
+    process.kill(fixture.pid, 'SIGKILL');
+    await waitFor(() => !isRunning(fixture.pid), { description: 'root to exit' });
+    await owner.observe();
+    expect(owner.members().map((m) => m.pid)).toEqual([pid]);
+    // With the root gone, the graceful root is the escape's own (fully owned) group.
+    expect(owner.gracefulRoots().groups).toEqual([pid]);
+    const outcome = await owner.kill({ graceMs: 100 });
+    expect(outcome.result).toBe('killed');
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it('finds a double-forked daemon through the run cookie', async () => {
+    const runId = randomUUID();
+    tracker.trackEnvMarker(RUN_ID_ENV, runId);
+    const fixture = spawnFixture(tracker, 'double-fork.mjs', [], { detached: true, env: { [RUN_ID_ENV]: runId } });
+    const [daemon] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'daemon' });
+    const daemonPid = daemon?.pid as number;
+    await waitFor(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
+    const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0, runId });
+    expect(outcome.result).toBe('killed');
+    expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
+    expect(isRunning(daemonPid)).toBe(false);
+  });
+
+  it('without the cookie a double-forked daemon is out of reach of ancestry (the cookie is what finds it)', async () => {
+    const fixture = spawnFixture(tracker, 'double-fork.mjs', [], { detached: true });
+    const [daemon] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'daemon' });
+    await waitFor(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
+    const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0 });
+    expect(outcome.result).toBe('killed');
+    expect(isRunning(daemon?.pid as number)).toBe(true);
+  });
+});
+
+function readMiddle(reportFile: string): number {
+  return readReports(reportFile).find((r) => r.role === 'middle')?.pid ?? -1;
+}

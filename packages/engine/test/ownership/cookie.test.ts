@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { findCookieCarriers, readEnvironBounded, readRunCookies } from '../../src/ownership/cookie.js';
+import { readLeanProcTable } from '../../src/ownership/proc-reader.js';
+import { LEASE_ID_ENV, RUN_ID_ENV } from '../../src/run/types.js';
+import { readReportedPids, spawnFixture, useProcessTracker } from '../helpers/index.js';
+
+describe('run cookies', () => {
+  const tracker = useProcessTracker();
+
+  it('reads the run and lease ids from a process environment and finds every carrier, even across setsid', async () => {
+    const runId = randomUUID();
+    const leaseId = randomUUID();
+    tracker.trackEnvMarker(RUN_ID_ENV, runId);
+    const fixture = spawnFixture(tracker, 'setsid-escape.mjs', [], {
+      detached: true,
+      env: { [RUN_ID_ENV]: runId, [LEASE_ID_ENV]: leaseId },
+    });
+    const [escaped] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'escaped' });
+    expect(readRunCookies(fixture.pid)).toEqual({ runId, leaseId });
+    const carriers = findCookieCarriers(runId, readLeanProcTable()).map((c) => c.pid);
+    expect(carriers.sort()).toEqual([fixture.pid, escaped?.pid].sort());
+    expect(findCookieCarriers(randomUUID(), readLeanProcTable())).toEqual([]);
+  });
+
+  it('yields null for a pid that does not exist and bounds the read', () => {
+    expect(readRunCookies(4_194_305)).toBeNull();
+    expect(readEnvironBounded(process.pid, 16)?.length).toBe(16);
+  });
+});

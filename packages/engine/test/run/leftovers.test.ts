@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  isRunning,
+  MAX_LIFETIME_ENV,
+  makeTempDir,
+  REPORT_ENV,
+  readReportedPids,
+  removeTempDir,
+  useProcessTracker,
+} from '../helpers/index.js';
+import { nodeFixture, startTracked } from './run-helpers.js';
+import { createScriptedKillOwner } from './stub-owner.js';
+
+describe('descendants left behind by a root that exits', () => {
+  const tracker = useProcessTracker();
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) removeTempDir(dir);
+  });
+
+  function fixtureEnv() {
+    const dir = makeTempDir();
+    dirs.push(dir);
+    const reportFile = join(dir, 'report.jsonl');
+    return { reportFile, env: { [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: '60000' } };
+  }
+
+  it('are ended and listed as leftovers; the run stays ok', async () => {
+    const { reportFile, env } = fixtureEnv();
+    const run = startTracked(tracker, { ...nodeFixture('setsid-escape.mjs', ['--exit']), env });
+    const outcome = await run.outcome;
+    const [escaper] = await readReportedPids(tracker, reportFile, 1, { role: 'escaper' });
+    const escaped = escaper?.child as number;
+    expect(outcome.classification).toBe('ok');
+    expect(outcome.leftovers.map((l) => l.pid)).toContain(escaped);
+    expect(isRunning(escaped)).toBe(false);
+  });
+
+  it('are kept (and reported as kept) with keepDescendants', async () => {
+    const { reportFile, env } = fixtureEnv();
+    const run = startTracked(tracker, { ...nodeFixture('setsid-escape.mjs', ['--exit']), env, keepDescendants: true });
+    const outcome = await run.outcome;
+    const [escaper] = await readReportedPids(tracker, reportFile, 1, { role: 'escaper' });
+    const escaped = escaper?.child as number;
+    expect(outcome.classification).toBe('ok');
+    expect(outcome.leftovers).toEqual([]);
+    expect(outcome.kept?.map((k) => k.pid)).toContain(escaped);
+    expect(isRunning(escaped)).toBe(true); // the tracker ends it after the test
+  });
+
+  it('turn the run into kill_failed, with survivors, when they outlive the kill', async () => {
+    const { reportFile, env } = fixtureEnv();
+    const run = startTracked(
+      tracker,
+      { ...nodeFixture('setsid-escape.mjs', ['--exit']), env },
+      {
+        // Scripted: the kill reports failure and signals nothing, as a tree that will not die.
+        createOwner: (root, options) =>
+          createScriptedKillOwner(root, options, (owner) => ({
+            result: 'kill_failed',
+            target: root,
+            attempts: 2,
+            killed: [],
+            survivors: owner.members(),
+            timeline: [],
+            error: 'tree outlived 2 attempts',
+            startedAtMs: Date.now(),
+            durationMs: 0,
+          })),
+      },
+    );
+    const outcome = await run.outcome;
+    const [escaper] = await readReportedPids(tracker, reportFile, 1, { role: 'escaper' });
+    const escaped = escaper?.child as number;
+    expect(outcome).toMatchObject({ classification: 'kill_failed', exitCode: 0, error: 'tree outlived 2 attempts' });
+    expect(outcome.leftovers.map((l) => l.pid)).toContain(escaped);
+    expect(outcome.survivors.map((s) => s.pid)).toContain(escaped);
+    expect(isRunning(escaped)).toBe(true); // the tracker ends it after the test
+  });
+});

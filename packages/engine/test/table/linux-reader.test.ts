@@ -1,0 +1,224 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { buildEntry } from '../../src/table/linux-entry.js';
+import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
+import { createLinuxReader } from '../../src/table/linux-reader.js';
+import { readStatFields } from '../../src/table/linux-stat.js';
+import { filterTrees } from '../../src/table/trees.js';
+import { makeTempDir, type ProcessTracker, removeTempDir, useProcessTracker, waitFor } from '../helpers/index.js';
+
+/** How long a test shell waits for the lines it prints (sh start-up on a loaded 2-core box). */
+const LINES_WAIT_MS = 10_000;
+/** Bound on the unprivileged reader run (node start-up on a loaded box). */
+const NOBODY_READ_TIMEOUT_MS = 20_000;
+const BUILT_READER = new URL('../../dist/table/linux-reader.js', import.meta.url);
+const NOBODY_UID = 65534;
+
+interface Shell {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** The first `count` lines the script prints, as numbers (the pids it reports with `echo $!`). */
+  readonly pids: (count: number) => Promise<number[]>;
+}
+
+/** Runs a constant sh script (arguments in $1…, never interpolated), tracked for cleanup. */
+function startShell(
+  tracker: ProcessTracker,
+  script: string,
+  options: { detached?: boolean; cwd?: string; args?: string[] } = {},
+): Shell {
+  const child = spawn('/bin/sh', ['-c', script, 'sh', ...(options.args ?? [])], {
+    detached: options.detached ?? false,
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const pid = tracker.trackChild(child, { detached: options.detached ?? false });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
+  const pids = async (count: number) => {
+    const found = await waitFor(() => (lines.length >= count ? lines.slice(0, count).map(Number) : null), {
+      timeoutMs: LINES_WAIT_MS,
+      description: `${count} pid line(s) from sh ${pid}`,
+    });
+    for (const reported of found) tracker.trackPid(reported);
+    return found;
+  };
+  return { child, pid, pids };
+}
+
+describe('linux /proc reader', () => {
+  const tracker = useProcessTracker();
+
+  it('reads a child and grandchild with ancestry, group, session, argv, uid and cwd', async () => {
+    const dir = makeTempDir();
+    try {
+      const shell = startShell(tracker, 'sleep 60 & echo $!; wait', { detached: true, cwd: dir });
+      const [grandchild] = (await shell.pids(1)) as [number];
+      const table = createLinuxReader().snapshot();
+      const child = table.entries.get(shell.pid);
+      const leaf = table.entries.get(grandchild);
+      expect(child).toMatchObject({ ppid: process.pid, pgid: shell.pid, sid: shell.pid, command: 'sh' });
+      expect(leaf).toMatchObject({ ppid: shell.pid, pgid: shell.pid, sid: shell.pid, command: 'sleep' });
+      expect(leaf?.args).toEqual(['sleep', '60']);
+      expect(leaf?.uid).toBe(process.getuid?.());
+      expect(leaf?.cwd).toBe(dir);
+      expect(leaf?.state).toMatch(/^[RS]$/);
+      expect(leaf?.startTime).toBe(readProcEntry(grandchild)?.startTime);
+      expect(Math.abs((leaf?.startedAtMs ?? 0) - Date.now())).toBeLessThan(60_000);
+      expect(table.entries.get(process.pid)?.sid).not.toBe(shell.pid);
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
+  it('gives a setsid child its own session and group', async () => {
+    const shell = startShell(tracker, 'setsid sleep 60 & echo $!; wait');
+    const [escaped] = (await shell.pids(1)) as [number];
+    // setsid(1) execs in place, so the pid is the new session's leader once the exec happened.
+    const entry = await waitFor(() => {
+      const read = readProcEntry(escaped);
+      return read?.command === 'sleep' ? read : null;
+    });
+    expect(entry).toMatchObject({ ppid: shell.pid, sid: escaped, pgid: escaped });
+    expect(readProcEntry(shell.pid)?.sid).not.toBe(escaped);
+  });
+
+  it('shows an unreaped child as a zombie with no argv or cwd', async () => {
+    // sh forks a short child, then execs sleep, which never waits: the child stays a zombie.
+    const shell = startShell(tracker, 'sleep 0 & echo $!; exec sleep 60');
+    const [zombie] = (await shell.pids(1)) as [number];
+    const reader = createLinuxReader();
+    const entry = await waitFor(() => {
+      const read = reader.snapshot().entries.get(zombie);
+      return read?.state === 'Z' ? read : null;
+    });
+    expect(entry).toMatchObject({ ppid: shell.pid, args: [], cwd: null });
+    expect(reader.snapshotTrees([shell.pid]).entries.get(zombie)?.state).toBe('Z');
+  });
+
+  it('skips a process that vanished, whether before or during the read', async () => {
+    const shell = startShell(tracker, 'echo $$; read line');
+    await shell.pids(1);
+    const stat = readStatFields(shell.pid);
+    expect(stat).not.toBeNull();
+    shell.child.stdin?.end('\n');
+    await waitFor(() => shell.child.exitCode !== null);
+    // The stat line was read while it lived; the rest of the entry can no longer be.
+    expect(stat && buildEntry(shell.pid, stat, new Map())).toBeNull();
+    expect(readProcEntry(shell.pid)).toBeNull();
+    const reader = createLinuxReader();
+    expect(reader.snapshot().entries.has(shell.pid)).toBe(false);
+    expect(reader.snapshotTrees([shell.pid]).entries.size).toBe(0);
+  });
+
+  it('never throws while processes come and go during full reads', async () => {
+    const churn = startShell(tracker, 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done');
+    const reader = createLinuxReader();
+    let reads = 0;
+    while (churn.child.exitCode === null && reads < 50) {
+      expect(reader.snapshot().entries.has(process.pid)).toBe(true);
+      reads += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(reads).toBeGreaterThan(0);
+  });
+
+  it('refreshes owned trees: grandchildren in, unrelated processes out', async () => {
+    const owned = startShell(tracker, 'for i in 1 2 3; do sh -c "sleep 60 & sleep 60 & wait" & done; echo go; wait', {
+      detached: true,
+    });
+    const unrelated = startShell(tracker, 'exec sleep 60');
+    await owned.pids(1);
+    const reader = createLinuxReader();
+    // 1 root + 3 middle shells + 6 sleeps, once every fork and exec has happened.
+    const tree = await waitFor(() => {
+      const read = reader.snapshotTrees([owned.pid]);
+      const sleeps = [...read.entries.values()].filter((entry) => entry.command === 'sleep');
+      return read.entries.size === 10 && sleeps.length === 6 ? read : null;
+    });
+    const expected = filterTrees(reader.snapshot(), [owned.pid]);
+    expect([...tree.entries.keys()].sort()).toEqual([...expected.entries.keys()].sort());
+    const leaves = [...tree.entries.values()].filter((entry) => entry.command === 'sleep');
+    expect(leaves).toHaveLength(6);
+    for (const leaf of leaves) expect(tree.entries.get(leaf.ppid)?.ppid).toBe(owned.pid);
+    expect(tree.entries.has(unrelated.pid)).toBe(false);
+    expect(tree.entries.has(process.pid)).toBe(false);
+    expect(reader.snapshotTrees([]).entries.size).toBe(0);
+  });
+
+  it('walks every thread of a multi-threaded parent (this test process)', async () => {
+    const shell = startShell(tracker, 'exec sleep 60');
+    const read = await createLinuxReader().readTrees([process.pid]);
+    expect(read?.entries.get(shell.pid)?.ppid).toBe(process.pid);
+    expect(read?.entries.get(process.pid)?.pid).toBe(process.pid);
+  });
+
+  it('re-reads argv after exec (same pid and start time, new comm)', async () => {
+    const shell = startShell(tracker, 'echo $$; read line; exec sleep 60 "$1"', { args: ['1'] });
+    await shell.pids(1);
+    const reader = createLinuxReader();
+    const before = reader.snapshot().entries.get(shell.pid);
+    expect(before?.args[0]).toBe('/bin/sh');
+    shell.child.stdin?.write('\n');
+    // A read inside exec can see the new comm before the new argv exists (empty); that must not
+    // be cached, so a later read has to show the real argv.
+    const after = await waitFor(() => {
+      const read = reader.snapshot().entries.get(shell.pid);
+      return read?.command === 'sleep' && read.args.length > 0 ? read : null;
+    });
+    expect(after.args).toEqual(['sleep', '60', '1']);
+    expect(after.startTime).toBe(before?.startTime);
+  });
+
+  it('replaces invalid UTF-8 in argv without losing the rest of the entry', async () => {
+    const hasBash = spawnSync('bash', ['-c', 'exit 0']).status === 0;
+    if (!hasBash) return;
+    // bash's `exec -a` sets argv[0] to raw bytes that are not UTF-8.
+    const child = spawn('bash', ['-c', 'exec -a "$(printf "bad\\377name")" sleep 60'], { stdio: 'ignore' });
+    const pid = tracker.trackChild(child);
+    const entry = await waitFor(() => {
+      const read = readProcEntry(pid);
+      return read?.command === 'sleep' ? read : null;
+    });
+    expect(entry.args).toEqual(['bad\uFFFDname', '60']);
+    expect(entry).toMatchObject({ ppid: process.pid, uid: process.getuid?.() });
+    expect(entry.cwd).toBe(process.cwd());
+  });
+
+  const canDropToNobody = process.getuid?.() === 0 && existsSync(BUILT_READER) && existsSync('/usr/bin/setpriv');
+  it.skipIf(!canDropToNobody)('degrades only cwd for a process another user may not inspect', () => {
+    // The built reader, run as nobody, reads this root-owned process twice (the second read uses
+    // the cached "cwd unreadable" answer).
+    const script = [
+      'const { createLinuxReader } = await import(process.argv[1]);',
+      'const reader = createLinuxReader();',
+      'reader.snapshot();',
+      'console.log(JSON.stringify(reader.snapshot().entries.get(Number(process.argv[2]))));',
+    ].join('\n');
+    const output = execFileSync(
+      'setpriv',
+      [
+        `--reuid=${NOBODY_UID}`,
+        `--regid=${NOBODY_UID}`,
+        '--clear-groups',
+        process.execPath,
+        '--input-type=module',
+      ].concat(['-e', script, BUILT_READER.href, String(process.pid)]),
+      { encoding: 'utf8', timeout: NOBODY_READ_TIMEOUT_MS, cwd: '/' },
+    );
+    const seen = JSON.parse(output);
+    const truth = readProcEntry(process.pid);
+    expect(seen).toMatchObject({ pid: process.pid, ppid: truth?.ppid, uid: 0, args: truth?.args, cwd: null });
+    expect(truth?.cwd).toBe(process.cwd());
+  });
+
+  it('keeps the uncached entry points consistent with the reader', () => {
+    const { cpuTimeMs, rssBytes, ...cached } = readProcTable().entries.get(process.pid) ?? {};
+    const { cpuTimeMs: _cpu, rssBytes: _rss, ...fresh } = readProcEntry(process.pid) ?? {};
+    expect(cpuTimeMs).toBeTypeOf('number');
+    expect(rssBytes).toBeGreaterThan(0);
+    expect(cached).toEqual(fresh);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * killTree, cleanOrphans and releaseLease. Every kill goes through the engine's revalidated tree
+ * kill; the host only finds which run a target belongs to (so the run cookie is used) and refuses
+ * a stale row up front with a message the user can act on.
+ */
+import { isZombie, type ProcessIdentity, readProcEntry, sameIdentity } from '@treewarden/engine';
+import type { CommandOf, CommandResult, KillReport } from '@treewarden/protocol';
+import type { HostContext } from '../context.js';
+import { toOrphanView } from '../poll/poller.js';
+import { type RunRecord, toKillReport } from '../run-record.js';
+import { CommandRefusedError } from './run-commands.js';
+
+function runOwning(context: HostContext, target: ProcessIdentity): RunRecord | undefined {
+  for (const record of context.runs.values()) {
+    if (record.membership.isMember(target) || (record.root !== null && sameIdentity(record.root, target)))
+      return record;
+  }
+  return undefined;
+}
+
+/**
+ * The run cookie widens a kill to every process carrying it, wherever it hid: right for the
+ * run's root (or for a leaked member of an ended run), wrong for a subtree of a live run, which
+ * must end only that subtree.
+ */
+function cookieFor(record: RunRecord | undefined, target: ProcessIdentity): string | undefined {
+  if (record === undefined) return undefined;
+  const isRoot = record.root !== null && sameIdentity(record.root, target);
+  return isRoot || record.phase === 'ended' ? record.cookie : undefined;
+}
+
+/** The row the user clicked no longer describes the process that holds the pid. */
+function refuseStale(target: ProcessIdentity, now: number): KillReport | null {
+  const current = readProcEntry(target.pid);
+  if (current === null || current.startTime === target.startTime) return null;
+  const error =
+    `refused: pid ${target.pid} now belongs to a different process (start time ${current.startTime}, ` +
+    `you saw ${target.startTime}); nothing was signalled — refresh the view and choose again`;
+  return {
+    result: 'refused',
+    target: { pid: target.pid, startTime: target.startTime },
+    attempts: 0,
+    killed: [],
+    survivors: [],
+    timeline: [{ atMs: 0, action: 'refused', pids: [target.pid], detail: error }],
+    error,
+    startedAtMs: now,
+    durationMs: 0,
+  };
+}
+
+async function killOne(
+  context: HostContext,
+  target: ProcessIdentity,
+  reason: string,
+  graceMs?: number,
+): Promise<KillReport> {
+  const record = runOwning(context, target);
+  const runId = cookieFor(record, target);
+  const stale = refuseStale(target, context.now());
+  const report =
+    stale ??
+    toKillReport(
+      await context.port.killTree(target, {
+        reason,
+        reader: context.reader.lean,
+        ...(runId === undefined ? {} : { runId }),
+        ...(graceMs === undefined ? {} : { graceMs }),
+      }),
+    );
+  if (record !== undefined) record.lastKill = report;
+  context.emit({ type: 'killOutcome', runId: record?.id ?? null, report });
+  context.requestPoll();
+  return report;
+}
+
+export function killTree(context: HostContext, command: CommandOf<'killTree'>): Promise<CommandResult<'killTree'>> {
+  const graceMs = command.graceSeconds === undefined ? undefined : Math.round(command.graceSeconds * 1000);
+  return killOne(context, command.target, 'ui_kill', graceMs);
+}
+
+interface LeakedProcess {
+  readonly identity: ProcessIdentity;
+  readonly ppid: number;
+}
+
+/** Only the top of each leaked tree is targeted: killing it takes its descendants along. */
+function topsOf(leaked: readonly LeakedProcess[]): ProcessIdentity[] {
+  const pids = new Set(leaked.map((process) => process.identity.pid));
+  return leaked.filter((process) => !pids.has(process.ppid)).map((process) => process.identity);
+}
+
+/** Orphans from a fresh engine scan, plus live members of ended runs, each once. */
+async function collectLeaked(context: HostContext, runId: string | undefined): Promise<LeakedProcess[]> {
+  // A fresh scan: the periodic one may be seconds old, and cleaning acts on what is true now.
+  context.orphans = (await context.port.findOrphans(context.reader)).map(toOrphanView);
+  const leaked = new Map<string, LeakedProcess>();
+  const add = (node: { pid: number; startTime: string; ppid: number }) =>
+    leaked.set(`${node.pid}:${node.startTime}`, {
+      identity: { pid: node.pid, startTime: node.startTime },
+      ppid: node.ppid,
+    });
+  for (const orphan of context.orphans) if (runId === undefined || orphan.runId === runId) add(orphan.process);
+  for (const record of context.runs.values()) {
+    if (record.phase !== 'ended' || (runId !== undefined && record.id !== runId)) continue;
+    for (const entry of record.membership.entries()) if (!isZombie(entry)) add(entry);
+  }
+  return [...leaked.values()];
+}
+
+export async function cleanOrphans(
+  context: HostContext,
+  command: CommandOf<'cleanOrphans'>,
+): Promise<CommandResult<'cleanOrphans'>> {
+  const kills: KillReport[] = [];
+  for (const target of topsOf(await collectLeaked(context, command.runId))) {
+    kills.push(await killOne(context, target, 'orphan_clean'));
+  }
+  return { kills };
+}
+
+export async function releaseLease(
+  context: HostContext,
+  command: CommandOf<'releaseLease'>,
+): Promise<CommandResult<'releaseLease'>> {
+  const lease = context.ownLease(command.leaseId);
+  if (lease === null) {
+    if (context.released.has(command.leaseId)) return { released: false, kills: [] };
+    throw new CommandRefusedError(
+      `lease ${command.leaseId} is not held by this app: only its holder can release it; kill its runs' trees instead`,
+    );
+  }
+  const outcomes = await lease.release();
+  context.leasesByName.delete(lease.name);
+  context.released.set(lease.id, { lease, releasedAtMs: context.now() });
+  const kills = outcomes.map(toKillReport);
+  for (const report of kills) context.emit({ type: 'killOutcome', runId: null, report });
+  context.requestOrphanScan();
+  return { released: true, kills };
+}

@@ -1,0 +1,41 @@
+/** The host's shared state, handed to the command handlers and the poller. */
+import type { ProcessIdentity } from '@treewarden/engine';
+import type { HostEvent, OrphanView, ProcessNode } from '@treewarden/protocol';
+import type { EnginePort, HostLease, HostScenario } from './engine/port.js';
+import type { WorkerTableReader } from './poll/worker-reader.js';
+import type { RunRecord } from './run-record.js';
+
+/** A lease the host held and released: still shown, with its runs, until the app closes. */
+export interface ReleasedLease {
+  readonly lease: HostLease;
+  readonly releasedAtMs: number;
+}
+
+export interface HostContext {
+  readonly port: EnginePort;
+  readonly reader: WorkerTableReader;
+  readonly self: ProcessIdentity;
+  readonly selfCommand: string;
+  /** Every run shown: own runs and runs of leases others hold. */
+  readonly runs: Map<string, RunRecord>;
+  /** Held leases by name (the app lease, the scenarios lease, named leases from the UI). */
+  readonly leasesByName: Map<string, Promise<HostLease>>;
+  readonly released: Map<string, ReleasedLease>;
+  /** Scenarios still running (interrupted when the host closes). */
+  readonly scenarios: Set<HostScenario>;
+  /** Clients currently showing the system-wide table. */
+  readonly systemWatchers: Set<string>;
+  orphans: readonly OrphanView[];
+  /** The last system table sent, by identity key; null → the next diff is full. */
+  systemTable: Map<string, ProcessNode> | null;
+  pollIntervalMs: number;
+  now(): number;
+  emit(event: HostEvent): void;
+  /** Asks for a poll soon (after a start or a kill), without waiting for the interval. */
+  requestPoll(): void;
+  /** A run or lease ended: look for leaks at the next poll. */
+  requestOrphanScan(): void;
+  /** Resolves a lease held by this host, opening it on first use. */
+  leaseNamed(name: string): Promise<HostLease>;
+  ownLease(leaseId: string): HostLease | null;
+}

@@ -1,0 +1,93 @@
+/**
+ * What the host needs from the engine, as one narrow interface. The real binding (binding.ts)
+ * maps it onto the engine's leases and guardians, revalidated tree kill, lease registry, orphan
+ * finder, ledger and scenarios; tests may inject a port to reproduce what this machine cannot.
+ */
+import type { KillOutcome, ProcessEntry, ProcessIdentity, RunOutcome, RunSpec, TableReader } from '@treewarden/engine';
+import type { Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
+import type { WorkerTableReader } from '../poll/worker-reader.js';
+
+/** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
+export interface HostRun {
+  readonly runId: string;
+  readonly leaseId: string;
+  readonly spec: RunSpec;
+  /** The worker's identity (live: null until the guardian reported the spawn, or when it never started). */
+  readonly root: ProcessIdentity | null;
+  readonly cwd: string;
+  /** Value of the run cookie (TREEWARDEN_RUN_ID) every process of the run carries. */
+  readonly cookie: string;
+  readonly outcome: Promise<RunOutcome>;
+  /** Ends the run now (its whole tree), classified `cancelled`; resolves with the outcome. */
+  cancel(): Promise<RunOutcome>;
+  /** Bounded tails of the output so far. */
+  tails(): { readonly stdout: string; readonly stderr: string };
+}
+
+/** A scenario started under a host lease; its runs are reported through `onRun` as they start. */
+export interface HostScenario {
+  readonly runId: string;
+  readonly done: Promise<void>;
+  interrupt(): Promise<void>;
+}
+
+/** A lease held by the host itself; its guardian ends the runs if the app dies. */
+export interface HostLease {
+  readonly id: string;
+  readonly name: string;
+  readonly holder: ProcessIdentity;
+  readonly createdAtMs: number;
+  /** Resolves once the guardian reported the run's start (identity known, or the launch failed). */
+  startRun(spec: RunSpec): Promise<HostRun>;
+  startScenario(name: string, naive: boolean, onRun: (run: HostRun) => void): HostScenario;
+  /** Ends every run of the lease and the guardian; returns the kills it took. */
+  release(): Promise<readonly KillOutcome[]>;
+}
+
+/** A lease someone else holds (a CLI, a test harness), read from the registry. */
+export interface ForeignLease {
+  readonly id: string;
+  readonly name: string;
+  readonly holder: ProcessIdentity;
+  readonly holderCommand: string;
+  readonly holderState: HolderState;
+  readonly createdAtMs: number;
+  readonly runs: readonly ForeignRun[];
+}
+
+export interface ForeignRun {
+  readonly runId: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly root: ProcessIdentity | null;
+  readonly startedAtMs: number;
+  readonly endedAtMs: number | null;
+  readonly classification: Classification | null;
+  readonly timeoutSeconds: number | null;
+}
+
+export interface Orphan {
+  readonly process: ProcessEntry;
+  readonly runId: string | null;
+  readonly leaseId: string | null;
+  readonly reasons: readonly string[];
+}
+
+export interface KillRequest {
+  readonly runId?: string;
+  readonly graceMs?: number;
+  readonly reason: string;
+  readonly reader: TableReader;
+}
+
+export interface EnginePort {
+  openLease(name: string): Promise<HostLease>;
+  /** The engine's revalidated tree kill: refuses when the target's identity changed. */
+  killTree(target: ProcessIdentity, request: KillRequest): Promise<KillOutcome>;
+  /** Leases on record not held by this host (newest first). */
+  listForeignLeases(ownLeaseIds: ReadonlySet<string>): readonly ForeignLease[];
+  /** Live processes of ended runs and leases (cookie, cwd, recorded identity), found off-thread. */
+  findOrphans(reader: WorkerTableReader): Promise<readonly Orphan[]>;
+  listScenarios(): readonly ScenarioInfo[];
+  readHistory(limit: number): readonly HistoryEntry[];
+}

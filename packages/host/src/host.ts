@@ -1,0 +1,172 @@
+/**
+ * The engine host: one object that owns the app's leases and runs, polls the process table off
+ * the main thread, answers every protocol command and pushes events. Transports (Electron IPC,
+ * the loopback WebSocket) only carry its messages; both validate, and so does `handle`.
+ */
+import { readProcEntry } from '@treewarden/engine';
+import { commandResultSchemas, type HostEvent, parseCommand } from '@treewarden/protocol';
+import { dispatchCommand } from './commands/dispatch.js';
+import type { HostContext } from './context.js';
+import type { EnginePort, HostLease } from './engine/port.js';
+import { createPoller } from './poll/poller.js';
+import { createWorkerTableReader, type WorkerTableReader } from './poll/worker-reader.js';
+import { createCpuTracker } from './snapshot/process-node.js';
+
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** close() waits this long for runs to end and leases to be released before it gives up. */
+export const CLOSE_TIMEOUT_MS = 15_000;
+/** Client id used when a transport does not tell clients apart (Electron: one window). */
+export const LOCAL_CLIENT = 'local';
+
+export type HandleResult =
+  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: false; readonly error: string };
+
+export interface EngineHostOptions {
+  readonly port: EnginePort;
+  readonly pollIntervalMs?: number;
+  /** Injected for tests; by default a worker-thread reader is created and closed with the host. */
+  readonly reader?: WorkerTableReader;
+  readonly now?: () => number;
+}
+
+export interface EngineHost {
+  /** Validates `command` (untrusted) and runs it; never rejects. */
+  handle(command: unknown, clientId?: string): Promise<HandleResult>;
+  onEvent(listener: (event: HostEvent) => void): () => void;
+  /** A client went away (window closed, socket dropped): forget its system watch. */
+  dropClient(clientId: string): void;
+  /** Polls now and resolves when the resulting events were emitted. */
+  pollNow(): Promise<void>;
+  readonly reader: WorkerTableReader;
+  /** Cancels the runs it started, releases its leases, stops polling. Idempotent. */
+  close(): Promise<void>;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createEngineHost(options: EngineHostOptions): EngineHost {
+  const listeners = new Set<(event: HostEvent) => void>();
+  const heldById = new Map<string, HostLease>();
+  const reader = options.reader ?? createWorkerTableReader();
+  const self = readProcEntry(process.pid);
+  const systemCpu = createCpuTracker();
+  let closing: Promise<void> | null = null;
+
+  const context: HostContext = {
+    port: options.port,
+    reader,
+    self: { pid: process.pid, startTime: self?.startTime ?? '0' },
+    selfCommand: self?.args.join(' ') || process.argv.join(' '),
+    runs: new Map(),
+    leasesByName: new Map(),
+    released: new Map(),
+    scenarios: new Set(),
+    systemWatchers: new Set(),
+    orphans: [],
+    systemTable: null,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    now: options.now ?? Date.now,
+    emit(event) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          process.emitWarning(`treewarden host: event listener threw: ${errorText(error)}`);
+        }
+      }
+    },
+    requestPoll: () => poller.request(),
+    requestOrphanScan: () => poller.requestOrphanScan(),
+    leaseNamed(name) {
+      if (closing !== null) return Promise.reject(new Error('the host is closing: no new runs'));
+      let lease = context.leasesByName.get(name);
+      if (lease === undefined) {
+        lease = options.port.openLease(name).then((opened) => {
+          heldById.set(opened.id, opened);
+          return opened;
+        });
+        // A lease that failed to open is not cached: the next start tries again.
+        lease.catch(() => context.leasesByName.delete(name));
+        context.leasesByName.set(name, lease);
+      }
+      return lease;
+    },
+    ownLease: (leaseId) => (context.released.has(leaseId) ? null : (heldById.get(leaseId) ?? null)),
+  };
+
+  const poller = createPoller({
+    context,
+    heldLeases: () => [...heldById.values()].filter((lease) => !context.released.has(lease.id)),
+    ownedCpu: createCpuTracker(),
+    systemCpu,
+  });
+  poller.start();
+
+  async function close(): Promise<void> {
+    poller.stop();
+    await Promise.allSettled(
+      [...context.scenarios].map((scenario) =>
+        withTimeout(scenario.interrupt(), CLOSE_TIMEOUT_MS, 'interrupting a scenario'),
+      ),
+    );
+    const running = [...context.runs.values()].filter((record) => record.phase !== 'ended');
+    await Promise.allSettled(
+      running.flatMap((record) =>
+        record.handle === null
+          ? []
+          : [withTimeout(record.handle.cancel(), CLOSE_TIMEOUT_MS, `cancelling run ${record.id}`)],
+      ),
+    );
+    // A lease still opening would leave its guardian waiting for a holder that forgot it.
+    await Promise.allSettled([...context.leasesByName.values()]);
+    const held = [...heldById.values()].filter((lease) => !context.released.has(lease.id));
+    await Promise.allSettled(
+      held.map((lease) => withTimeout(lease.release(), CLOSE_TIMEOUT_MS, `releasing lease ${lease.id}`)),
+    );
+    listeners.clear();
+    if (options.reader === undefined) await reader.close();
+  }
+
+  return {
+    async handle(raw, clientId = LOCAL_CLIENT) {
+      const parsed = parseCommand(raw);
+      if (!parsed.ok) return { ok: false, error: parsed.error };
+      if (closing !== null) return { ok: false, error: 'the host is closing: the command was not run' };
+      try {
+        const result = await dispatchCommand(context, parsed.value, clientId, systemCpu);
+        // The UI validates replies too; a host bug is caught here, with the command named.
+        const checked = commandResultSchemas[parsed.value.type].safeParse(result);
+        if (!checked.success)
+          return { ok: false, error: `host produced an invalid ${parsed.value.type} result: ${checked.error.message}` };
+        return { ok: true, result: checked.data };
+      } catch (error) {
+        return { ok: false, error: errorText(error) };
+      }
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    dropClient(clientId) {
+      context.systemWatchers.delete(clientId);
+      if (context.systemWatchers.size === 0) context.systemTable = null;
+    },
+    pollNow: () => poller.tick(),
+    reader,
+    close() {
+      closing ??= close();
+      return closing;
+    },
+  };
+}

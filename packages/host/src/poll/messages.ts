@@ -1,0 +1,31 @@
+/** Messages between the host and its poll worker (structured-cloned; Maps survive the trip). */
+import type { ProcessEntry } from '@treewarden/engine';
+import type { OrphanScan } from '@treewarden/engine/orphans/index';
+
+export type PollRequest =
+  | { readonly id: number; readonly kind: 'all' }
+  /** Identity, parentage, groups and state only (no cmdline/cwd): what a kill revalidates with. */
+  | { readonly id: number; readonly kind: 'lean' }
+  | { readonly id: number; readonly kind: 'trees'; readonly rootPids: readonly number[] }
+  /** The engine's orphan finder: reads every process's environment, so it never runs on the main thread. */
+  | { readonly id: number; readonly kind: 'orphans'; readonly stateDir: string };
+
+export type PollResponse =
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly entries: ReadonlyMap<number, ProcessEntry>;
+      readonly readAtMs: number;
+      /** Time the read took inside the worker (for the UI's "poll cost" and for tests). */
+      readonly durationMs: number;
+      /** The worker's thread id, so tests can prove the read happened off the main thread. */
+      readonly threadId: number;
+    }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly orphans: OrphanScan;
+      readonly durationMs: number;
+      readonly threadId: number;
+    }
+  | { readonly id: number; readonly ok: false; readonly error: string };

@@ -1,0 +1,151 @@
+/**
+ * The poll loop. Each tick reads the table in the worker — the whole system only while some view
+ * watches it, otherwise just the owned trees — then updates run membership and pushes a snapshot
+ * (and a system diff to watchers). Ticks are serialised and the next one is scheduled only after
+ * the previous finished, so a slow machine gets fewer polls, never a pile-up of reads.
+ */
+import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
+import type { OrphanView } from '@treewarden/protocol';
+import type { HostContext } from '../context.js';
+import type { HostLease, Orphan } from '../engine/port.js';
+import { buildSnapshot } from '../snapshot/build-snapshot.js';
+import { collectLeases } from '../snapshot/lease-entries.js';
+import { type CpuTracker, toProcessNode } from '../snapshot/process-node.js';
+import { diffSystem } from '../snapshot/system-diff.js';
+import { buildSystemTable } from '../snapshot/system-table.js';
+
+/** After a start or kill the next poll comes this soon, so the UI sees the change at once. */
+export const REQUESTED_POLL_DELAY_MS = 50;
+/**
+ * The orphan scan reads the whole table and every process's environment (in the worker). It runs
+ * this often while a view shows the system, at the slow interval otherwise, and right after a
+ * run or lease ended (when leaks appear) — so an idle app does no full scans between them.
+ */
+export const ORPHAN_SCAN_INTERVAL_MS = 5000;
+export const ORPHAN_SCAN_IDLE_INTERVAL_MS = 60_000;
+
+export interface Poller {
+  start(): void;
+  /** Makes the next tick scan for orphans (a run or lease just ended). */
+  requestOrphanScan(): void;
+  /** Schedules a tick soon (coalesced). */
+  request(): void;
+  /** Runs one tick now (waits for one in flight first). */
+  tick(): Promise<void>;
+  stop(): void;
+}
+
+export interface PollerDeps {
+  readonly context: HostContext;
+  readonly heldLeases: () => readonly HostLease[];
+  readonly ownedCpu: CpuTracker;
+  readonly systemCpu: CpuTracker;
+}
+
+export function toOrphanView(orphan: Orphan): OrphanView {
+  return {
+    runId: orphan.runId,
+    leaseId: orphan.leaseId,
+    reasons: [...orphan.reasons],
+    process: toProcessNode(orphan.process, 0, false),
+  };
+}
+
+async function readTable(context: HostContext, watching: boolean): Promise<ProcessTable | null> {
+  if (watching) return context.reader.readAll();
+  const roots = new Set<number>();
+  for (const record of context.runs.values()) {
+    for (const pid of record.membership.pids()) roots.add(pid);
+    if (record.root !== null && record.phase !== 'ended') roots.add(record.root.pid);
+  }
+  if (roots.size === 0) return { entries: new Map(), readAtMs: Date.now() };
+  return context.reader.readTrees([...roots]);
+}
+
+export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: PollerDeps): Poller {
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<void> | null = null;
+  let lastOrphanScan = Number.NEGATIVE_INFINITY;
+  let stopped = true;
+
+  async function runTick(): Promise<void> {
+    const leases = collectLeases(context, heldLeases());
+    const watching = context.systemWatchers.size > 0;
+    const table = await readTable(context, watching);
+    if (table === null) return; // No table this time: keep the last snapshot rather than show a partial one.
+    const owned = new Map<number, ProcessEntry>();
+    for (const record of context.runs.values()) {
+      record.membership.update(table.entries);
+      for (const entry of record.membership.entries()) owned.set(entry.pid, entry);
+    }
+    const scanEvery = watching ? ORPHAN_SCAN_INTERVAL_MS : ORPHAN_SCAN_IDLE_INTERVAL_MS;
+    if (context.now() - lastOrphanScan >= scanEvery) {
+      lastOrphanScan = context.now();
+      context.orphans = (await context.port.findOrphans(context.reader)).map(toOrphanView);
+    }
+    const cpuPercents = ownedCpu.sample(owned, table.readAtMs);
+    const snapshot = buildSnapshot({
+      leases,
+      orphans: context.orphans,
+      cpuPercents,
+      pollIntervalMs: context.pollIntervalMs,
+      now: context.now(),
+    });
+    context.emit({ type: 'snapshot', snapshot });
+    if (watching && context.systemWatchers.size > 0) {
+      const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values());
+      const diff = diffSystem(context.systemTable, nodes);
+      context.systemTable = nodes;
+      context.emit({ type: 'systemDiff', ...diff });
+    }
+  }
+
+  let dueAt = Number.POSITIVE_INFINITY;
+
+  /** Keeps the earliest due tick: a request never postpones one already due sooner. */
+  function schedule(delayMs: number): void {
+    if (stopped) return;
+    const at = Date.now() + delayMs;
+    if (timer !== null && at >= dueAt) return;
+    if (timer !== null) clearTimeout(timer);
+    dueAt = at;
+    timer = setTimeout(() => {
+      timer = null;
+      dueAt = Number.POSITIVE_INFINITY;
+      void tick().finally(() => schedule(context.pollIntervalMs));
+    }, delayMs);
+  }
+
+  /** Ticks are serialised; a tick asked for during another starts after it, from a fresh read. */
+  async function tick(): Promise<void> {
+    while (inFlight !== null) await inFlight;
+    const current = runTick()
+      .catch((error: unknown) => {
+        // A failed tick must not end polling; the next one starts from fresh reads.
+        process.emitWarning(`treewarden host: poll failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        if (inFlight === current) inFlight = null;
+      });
+    inFlight = current;
+    return current;
+  }
+
+  return {
+    start() {
+      stopped = false;
+      schedule(0);
+    },
+    request: () => schedule(REQUESTED_POLL_DELAY_MS),
+    requestOrphanScan() {
+      lastOrphanScan = Number.NEGATIVE_INFINITY;
+      schedule(REQUESTED_POLL_DELAY_MS);
+    },
+    tick,
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * A TableReader whose reads run in a worker thread. The host (and anything in the engine that
+ * accepts a `reader`, such as the tree kill) uses it so no table read ever blocks the main thread.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ProcessTable, TableReader } from '@treewarden/engine';
+import type { OrphanScan } from '@treewarden/engine/orphans/index';
+import type { PollRequest, PollResponse } from './messages.js';
+
+/** A read that takes longer than this yields "no table" rather than a wait without end. */
+export const WORKER_READ_TIMEOUT_MS = 10_000;
+
+export interface WorkerReadStats {
+  readonly durationMs: number;
+  readonly threadId: number;
+}
+
+export interface WorkerTableReader extends TableReader {
+  /** The same worker, reading lean tables (what the engine's kill revalidates with). */
+  readonly lean: TableReader;
+  /** The engine's orphan finder, run in the worker; null when it failed or timed out. */
+  scanOrphans(stateDir: string): Promise<OrphanScan | null>;
+  /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
+  counts(): Readonly<Record<PollKind, number>>;
+  /** Duration and thread of the last completed read. */
+  lastRead(): WorkerReadStats | null;
+  close(): Promise<void>;
+}
+
+export type PollKind = PollRequest['kind'];
+
+type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
+type PollRequestBody = TableRequestBody | { kind: 'orphans'; stateDir: string };
+
+function defaultWorkerUrl(): URL {
+  const sibling = new URL('./poll-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(sibling))) return sibling;
+  // Loaded from src/ (vitest): the worker itself must be compiled JavaScript, found in dist/.
+  return new URL('../../dist/poll/poll-worker.js', import.meta.url);
+}
+
+export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): WorkerTableReader {
+  const worker = new Worker(workerUrl);
+  // The worker must never keep the process alive on its own (the host's timers decide that).
+  worker.unref();
+  const pending = new Map<number, (response: PollResponse | null) => void>();
+  let nextId = 1;
+  let last: WorkerReadStats | null = null;
+  let closed = false;
+  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0 };
+
+  worker.on('message', (response: PollResponse) => {
+    const settle = pending.get(response.id);
+    pending.delete(response.id);
+    settle?.(response);
+  });
+  worker.on('error', () => {
+    for (const settle of pending.values()) settle(null);
+    pending.clear();
+  });
+
+  function send(body: PollRequestBody): Promise<PollResponse | null> {
+    if (closed) return Promise.resolve(null);
+    counts[body.kind] += 1;
+    const id = nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        resolve(null);
+      }, WORKER_READ_TIMEOUT_MS);
+      pending.set(id, (response) => {
+        clearTimeout(timer);
+        if (response?.ok) last = { durationMs: response.durationMs, threadId: response.threadId };
+        resolve(response);
+      });
+      worker.postMessage({ id, ...body } satisfies PollRequest);
+    });
+  }
+
+  async function request(body: TableRequestBody): Promise<ProcessTable | null> {
+    const response = await send(body);
+    if (response === null || !response.ok || !('entries' in response)) return null;
+    return { entries: response.entries, readAtMs: response.readAtMs };
+  }
+
+  return {
+    platform: process.platform,
+    readAll: () => request({ kind: 'all' }),
+    readTrees: (rootPids) => request({ kind: 'trees', rootPids: [...rootPids] }),
+    lean: {
+      platform: process.platform,
+      readAll: () => request({ kind: 'lean' }),
+      readTrees: (rootPids) => request({ kind: 'trees', rootPids: [...rootPids] }),
+    },
+    async scanOrphans(stateDir) {
+      const response = await send({ kind: 'orphans', stateDir });
+      return response?.ok && 'orphans' in response ? response.orphans : null;
+    },
+    counts: () => ({ ...counts }),
+    lastRead: () => last,
+    async close() {
+      closed = true;
+      for (const settle of pending.values()) settle(null);
+      pending.clear();
+      await worker.terminate();
+    },
+  };
+}

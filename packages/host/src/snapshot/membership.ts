@@ -1,0 +1,79 @@
+/**
+ * Which processes belong to a run, by identity. A process is admitted only through a member that
+ * is still identical (same pid and start time), so a recycled pid never drags a stranger's
+ * children into the tree; members stay members after their parent exits and they are reparented.
+ */
+import { identityKey, type ProcessEntry, type ProcessIdentity } from '@treewarden/engine';
+
+export interface Membership {
+  readonly root: ProcessIdentity | null;
+  /** Group and session of the root when first seen: members outside them "escaped". */
+  readonly rootGroup: { readonly pgid: number; readonly sid: number } | null;
+  /** Re-reads membership from a fresh table (a full one, or the owned trees only). */
+  update(entries: ReadonlyMap<number, ProcessEntry>): void;
+  /** Latest entries of every member still present (zombies included: shown, counted as stopped). */
+  entries(): readonly ProcessEntry[];
+  /** Pids to refresh next time (the roots of `readTrees`). */
+  pids(): number[];
+  isMember(identity: ProcessIdentity): boolean;
+  isEscaped(entry: ProcessEntry): boolean;
+}
+
+function indexChildren(entries: ReadonlyMap<number, ProcessEntry>): Map<number, ProcessEntry[]> {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of entries.values()) {
+    const siblings = children.get(entry.ppid);
+    if (siblings === undefined) children.set(entry.ppid, [entry]);
+    else siblings.push(entry);
+  }
+  return children;
+}
+
+/** `rootOf` is read at every update: a leased run's identity arrives after its record exists. */
+export function createMembership(rootOf: () => ProcessIdentity | null): Membership {
+  let members = new Map<string, ProcessEntry>();
+  let rootGroup: { pgid: number; sid: number } | null = null;
+
+  return {
+    get root() {
+      return rootOf();
+    },
+    get rootGroup() {
+      return rootGroup;
+    },
+    update(entries) {
+      const current = new Map<string, ProcessEntry>();
+      for (const [key, old] of members) {
+        const now = entries.get(old.pid);
+        if (now !== undefined && now.startTime === old.startTime) current.set(key, now);
+      }
+      const root = rootOf();
+      if (root !== null) {
+        const now = entries.get(root.pid);
+        if (now !== undefined && now.startTime === root.startTime) {
+          current.set(identityKey(now), now);
+          rootGroup ??= { pgid: now.pgid, sid: now.sid };
+        }
+      }
+      const children = indexChildren(entries);
+      const queue = [...current.values()];
+      while (queue.length > 0) {
+        const parent = queue.pop() as ProcessEntry;
+        for (const child of children.get(parent.pid) ?? []) {
+          const key = identityKey(child);
+          if (current.has(key)) continue;
+          current.set(key, child);
+          queue.push(child);
+        }
+      }
+      members = current;
+    },
+    entries: () => [...members.values()],
+    pids: () => [...members.values()].map((entry) => entry.pid),
+    isMember: (identity) => members.has(identityKey(identity)),
+    isEscaped(entry) {
+      if (rootGroup === null) return false;
+      return entry.pgid !== rootGroup.pgid || entry.sid !== rootGroup.sid;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/** Shared by the host tests: a host on a private state dir, and waiting for its events. */
+import { appendLedgerRecord } from '@treewarden/engine/ledger/index';
+import { statePaths } from '@treewarden/engine/state/index';
+import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
+import { makeTempDir } from '../../engine/test/helpers/index.js';
+import { waitFor } from '../../engine/test/helpers/wait-for.js';
+import { createEnginePort } from '../src/engine/binding.js';
+import { createEngineHost, type EngineHost } from '../src/host.js';
+
+/** Events take a poll or two to show a change; node start-up on a loaded 2-core box can take 10+ s. */
+export const EVENT_WAIT_MS = 45_000;
+/** Tests that start real trees wait several such bounds in a row. */
+export const SLOW_TEST_MS = 120_000;
+
+export interface TestHost {
+  readonly host: EngineHost;
+  readonly events: HostEvent[];
+  readonly stateDir: string;
+}
+
+export function createTestHost(pollIntervalMs = 250): TestHost {
+  const stateDir = makeTempDir('tw-host-');
+  const host = createEngineHost({ port: createEnginePort({ stateDir }), pollIntervalMs });
+  const events: HostEvent[] = [];
+  host.onEvent((event) => events.push(event));
+  return { host, events, stateDir };
+}
+
+export function latestSnapshot(events: readonly HostEvent[]): Snapshot | null {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    if (event?.type === 'snapshot') return event.snapshot;
+  }
+  return null;
+}
+
+export function findRun(snapshot: Snapshot | null, runId: string): RunView | undefined {
+  return snapshot?.leases.flatMap((lease) => lease.runs).find((run) => run.id === runId);
+}
+
+/** Waits until the latest snapshot shows run `runId` satisfying `predicate`. */
+export function waitForRun(
+  events: readonly HostEvent[],
+  runId: string,
+  predicate: (run: RunView) => boolean,
+  description: string,
+): Promise<RunView> {
+  return waitFor(
+    () => {
+      const run = findRun(latestSnapshot(events), runId);
+      return run !== undefined && predicate(run) ? run : null;
+    },
+    { timeoutMs: EVENT_WAIT_MS, description },
+  );
+}
+
+export function expectOk<T>(result: { ok: true; result: unknown } | { ok: false; error: string }): T {
+  if (!result.ok) throw new Error(`command failed: ${result.error}`);
+  return result.result as T;
+}
+
+/** Writes a run's start and end to the ledger of `stateDir`: the run is over on record. */
+export function recordEndedRun(stateDir: string, runId: string): void {
+  const { ledgerFile } = statePaths(stateDir);
+  const actor = { role: 'test' as const, pid: process.pid };
+  appendLedgerRecord(
+    ledgerFile,
+    { kind: 'run_start', runId, command: 'node', args: [], cwd: stateDir, pid: null, startTime: null },
+    actor,
+  );
+  const end = {
+    kind: 'run_end' as const,
+    runId,
+    classification: 'ok' as const,
+    exitCode: 0,
+    signal: null,
+    durationMs: 1,
+    killAttempts: 0,
+    survivors: [],
+  };
+  appendLedgerRecord(ledgerFile, end, actor);
+}
+
+/** Every event the host pushed must pass the protocol schema the UI validates with. */
+export function invalidEvents(events: readonly HostEvent[]): string[] {
+  return events.flatMap((event) => {
+    const parsed = eventSchema.safeParse(event);
+    return parsed.success ? [] : [`${event.type}: ${parsed.error.message}`];
+  });
+}
