@@ -48,6 +48,7 @@ test.describe('screenshots', () => {
 
   test('runs, system, scenarios and dialogs', async ({ app }) => {
     test.setTimeout(120_000);
+    await app.setViewportSize({ width: 1440, height: 1080 });
     const lease = 'agent-ci';
     const zombieCard = await startRunFromUi(app, {
       command: 'sh',

@@ -42,7 +42,16 @@ function recordEndedRun(runId: string): string {
   appendLedgerRecord(paths.ledgerFile, { kind: 'run_start', ...base, pid: null, startTime: null }, by);
   appendLedgerRecord(
     paths.ledgerFile,
-    { kind: 'run_end', runId, classification: 'ok', exitCode: 0, signal: null, durationMs: 1, killAttempts: 0, survivors: [] },
+    {
+      kind: 'run_end',
+      runId,
+      classification: 'ok',
+      exitCode: 0,
+      signal: null,
+      durationMs: 1,
+      killAttempts: 0,
+      survivors: [],
+    },
     by,
   );
   return runDir;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { identityKey } from '../src/model/identity';
-import { applySystemDiff } from '../src/store/system-diff';
+import { applySystemDiff, applySystemDiffWithShape } from '../src/store/system-diff';
 import { makeProcess } from './fixtures';
 
 describe('applySystemDiff', () => {
@@ -49,5 +49,23 @@ describe('applySystemDiff', () => {
     const previous = new Map([[identityKey(a), a]]);
     const next = applySystemDiff(previous, { type: 'systemDiff', full: false, upserts: [], removed: ['999:1'] });
     expect(next.size).toBe(1);
+  });
+
+  it('reports a shape change only when processes come, go or move', () => {
+    const previous = new Map([
+      [identityKey(a), a],
+      [identityKey(b), b],
+    ]);
+    const diff = (upserts: (typeof a)[], removed: string[] = []) => ({
+      type: 'systemDiff' as const,
+      full: false,
+      upserts,
+      removed,
+    });
+    expect(applySystemDiffWithShape(previous, diff([{ ...a, cpuPercent: 50 }])).shapeChanged).toBe(false);
+    expect(applySystemDiffWithShape(previous, diff([{ ...a, ppid: 11 }])).shapeChanged).toBe(true);
+    expect(applySystemDiffWithShape(previous, diff([makeProcess({ pid: 12 })])).shapeChanged).toBe(true);
+    expect(applySystemDiffWithShape(previous, diff([], [identityKey(b)])).shapeChanged).toBe(true);
+    expect(applySystemDiffWithShape(previous, diff([], ['999:1'])).shapeChanged).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import {
   type RunOutcome,
   type RunSpec,
   RunSpecError,
-  startRun,
+  validateRunSpec,
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
 import {
@@ -34,6 +34,8 @@ const OPTIONS = {
   'keep-descendants': { type: 'boolean' },
   lease: { type: 'string' },
 } as const;
+/** The lease a run joins when --lease is not given. */
+const DEFAULT_LEASE_NAME = 'cli';
 const VALUE_OPTIONS = new Set(['--timeout', '--grace', '--cwd', '--lease']);
 /** Signals that cancel the run; the CLI then exits 128 + n, as if it had died by them. */
 const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -134,21 +136,27 @@ async function main(argv: readonly string[]): Promise<number> {
     keepDescendants: values['keep-descendants'] === true,
     output: json ? 'capture' : 'tee',
   };
-  // --lease: the run is hosted by a guardian that ends it even if this CLI is SIGKILLed. It runs
-  // in the caller's cwd, as without a lease (the lease API's default is the private run dir).
-  const lease: Lease | null =
-    values.lease !== undefined ? await openLease({ name: values.lease, holder: 'cli' }) : null;
+  // Bounds are checked before anything launches, the guardian included.
+  try {
+    validateRunSpec(spec);
+  } catch (error) {
+    if (error instanceof RunSpecError) throw new UsageError(error.message);
+    throw error;
+  }
+  // Every run is hosted by a lease's guardian, which ends the run's whole tree even if this CLI is
+  // SIGKILLed. The run keeps the caller's cwd (the lease API's default is the private run dir).
+  const lease: Lease = await openLease({ name: values.lease ?? DEFAULT_LEASE_NAME, holder: 'cli' });
   let run: Run;
   try {
-    run = lease !== null ? lease.startRun({ ...spec, cwd: spec.cwd ?? process.cwd() }) : startRun(spec);
+    run = lease.startRun({ ...spec, cwd: spec.cwd ?? process.cwd() });
   } catch (error) {
-    await lease?.release();
+    await lease.release();
     if (error instanceof RunSpecError) throw new UsageError(error.message);
     throw error;
   }
   const signals = cancelOnSignals(run);
   const outcome = await run.outcome;
-  await lease?.release();
+  await lease.release();
   signals.dispose();
   if (json) await writeOut(process.stdout, `${JSON.stringify(toJson(outcome))}\n`);
   else await writeOut(process.stderr, summarize(outcome));

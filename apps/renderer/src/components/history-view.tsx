@@ -1,7 +1,7 @@
 /** The ledger of past runs (getHistory), newest first. */
 import { useEffect } from 'react';
 import { loadHistory } from '../actions/actions';
-import { formatClock, formatDuration } from '../model/format';
+import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge } from './badges';
 
@@ -34,7 +34,9 @@ export function HistoryView() {
               <td>
                 <code>{entry.runId}</code>
               </td>
-              <td className="ellipsis">{entry.command}</td>
+              <td className="ellipsis" title={entry.command}>
+                {shortenCommandLine(entry.command)}
+              </td>
               <td>{formatClock(entry.startedAtMs)}</td>
               <td className="num">
                 {entry.endedAtMs === null ? '—' : formatDuration(entry.endedAtMs - entry.startedAtMs)}

@@ -111,6 +111,8 @@ describe('lease guardian: the harness-death matrix', () => {
       // release() returns only once the guardian ended the runs and exited.
       expect(released?.guardianExited).toBe(true);
       expect(scanRunSurvivors(held.runId, held.runDir)).toEqual([]);
+      // The holder reports, then exits: let it finish before judging its liveness.
+      await expectHolderGone(held);
       await expectEndedByGuardian(held, 'released');
     },
     LEASE_TEST_TIMEOUT_MS,
