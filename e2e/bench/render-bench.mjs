@@ -149,7 +149,13 @@ async function timeDiffs(page, table, withChurn) {
       async ({ diff, expected }) => {
         const started = performance.now();
         window.__bench.emit(diff);
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        // React flushes store updates in a microtask; one message-channel turn runs after them
+        // without the clamping and scheduling slack of setTimeout.
+        await new Promise((resolve) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = resolve;
+          channel.port2.postMessage(null);
+        });
         void document.body.offsetHeight; // force layout so it is part of the measurement
         const elapsed = performance.now() - started;
         const cell = document.querySelector('[data-pid="1"] .cell.num:nth-of-type(4)');

@@ -200,3 +200,8 @@ export async function watchSystem(enabled: boolean): Promise<void> {
   if (reply.ok && systemWatched && system.size === 0 && reply.result.processes.length > 0)
     store.getState().replaceSystem(reply.result.processes);
 }
+
+export async function setPollInterval(intervalMs: number): Promise<void> {
+  const reply = await send<'setPollInterval'>({ type: 'setPollInterval', intervalMs });
+  if (!reply.ok) pushFailure('settings', 'Could not change the refresh interval', reply.error);
+}

@@ -1,7 +1,7 @@
 /** One run in the lease view: header (state, countdown, actions) above its live process tree. */
 import type { RunView } from '@treewarden/protocol';
 import { memo } from 'react';
-import { retryRun } from '../actions/actions';
+import { cleanOrphans, retryRun } from '../actions/actions';
 import { shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
@@ -32,7 +32,16 @@ function RunCardView({ run }: { run: RunView }) {
           ) : (
             <PhaseBadge phase={run.phase} />
           )}
-          {run.leakedCount > 0 ? <span className="badge badge-bad">{run.leakedCount} leaked</span> : null}
+          {run.leakedCount > 0 ? (
+            <button
+              type="button"
+              className="badge badge-bad badge-button"
+              onClick={() => cleanOrphans(run.id)}
+              title="Processes of this run still alive after it ended: click to end them"
+            >
+              {run.leakedCount} leaked · clean
+            </button>
+          ) : null}
           <Countdown run={run} />
           <span className="run-count">
             {run.processes.length} process{run.processes.length === 1 ? '' : 'es'}

@@ -1,5 +1,6 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
+import { setPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
 
@@ -10,15 +11,19 @@ const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'history', label: 'History' },
 ];
 
+/** Refresh intervals offered in the app bar (the host accepts 250 ms to 60 s). */
+const POLL_CHOICES_MS = [500, 1000, 2000, 5000];
+
 const NEXT_THEME: Record<ThemePref, ThemePref> = { system: 'dark', dark: 'light', light: 'system' };
 const THEME_LABEL: Record<ThemePref, string> = { system: '◐ Auto', dark: '☾ Dark', light: '☀ Light' };
 
 export function TopBar() {
-  const { view, theme, counts, connection } = useAppStore(
+  const { view, theme, counts, connection, pollMs } = useAppStore(
     useShallow((state) => ({
       view: state.view,
       theme: state.theme,
       counts: state.snapshot?.counts ?? null,
+      pollMs: state.snapshot?.pollIntervalMs ?? null,
       connection: state.connection.status,
     })),
   );
@@ -51,6 +56,21 @@ export function TopBar() {
             <span className="count-live">{counts.live} live</span>
             <span className={`count-leaked${counts.leaked > 0 ? ' hot' : ''}`}>{counts.leaked} leaked</span>
           </span>
+        ) : null}
+        {pollMs !== null ? (
+          <select
+            className="poll"
+            aria-label="Refresh interval"
+            value={POLL_CHOICES_MS.includes(pollMs) ? pollMs : ''}
+            onChange={(event) => void setPollInterval(Number(event.target.value))}
+          >
+            {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {pollMs} ms</option>}
+            {POLL_CHOICES_MS.map((ms) => (
+              <option key={ms} value={ms}>
+                every {ms < 1000 ? `${ms} ms` : `${ms / 1000} s`}
+              </option>
+            ))}
+          </select>
         ) : null}
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />

@@ -30,7 +30,7 @@ export interface SelectionSlice {
   selectProcess(key: string | null): void;
 }
 
-export type ActionKind = 'kill' | 'retry' | 'release' | 'clean' | 'start' | 'scenario' | 'runEnded';
+export type ActionKind = 'kill' | 'retry' | 'release' | 'clean' | 'start' | 'scenario' | 'runEnded' | 'settings';
 
 export interface Outcome {
   id: number;
