@@ -67,4 +67,24 @@ test.describe('runs started from the UI', () => {
     await killRunFromUi(app, card);
     await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
   });
+
+  test('retry an ended run, then release its lease', async ({ app }) => {
+    const first = await startRunFromUi(app, {
+      command: 'node',
+      args: ['-e', 'process.exit(3)'],
+      timeoutSeconds: 30,
+      lease: 'e2e-retry',
+    });
+    const firstId = (await first.getAttribute('data-run-id')) as string;
+    const ended = app.locator(`section.run[data-run-id="${firstId}"]`);
+    await expect(ended.locator('.run-meta [data-classification="error"]')).toBeVisible();
+    await expect(ended).toContainText('exit code 3');
+    await ended.getByRole('button', { name: 'Retry' }).click();
+    await expect(app.locator('.outcome[data-kind="retry"]').first()).toContainText(`Retried ${firstId} as`);
+    await expect(app.locator('section.run')).toHaveCount(2);
+    await expect(app.locator('section.run.selected')).not.toHaveAttribute('data-run-id', firstId);
+    await app.getByRole('button', { name: 'Release lease' }).click();
+    await expect(app.locator('.outcome[data-kind="release"]').first()).toContainText('Released lease e2e-retry');
+    await expect(app.getByRole('option', { name: /e2e-retry/ })).toContainText('released');
+  });
 });

@@ -69,9 +69,17 @@ export async function startServe(): Promise<ServeHandle> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start ${CLI_MAIN}`);
-  const url = await readFirstLine(child);
-  if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(url)) throw new Error(`unexpected first line from serve: ${url}`);
+  let url: string;
+  try {
+    if (pid === undefined) throw new Error(`could not start ${CLI_MAIN}`);
+    url = await readFirstLine(child);
+    if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=/.test(url)) throw new Error(`unexpected first line from serve: ${url}`);
+  } catch (error) {
+    // A serve that never came up must not outlive the run, nor leave its private home behind.
+    if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
   // Keep draining output so a chatty server never blocks on a full pipe.
   child.stdout?.resume();
   child.stderr?.resume();

@@ -29,6 +29,18 @@ function cookieFor(record: RunRecord | undefined, target: ProcessIdentity): stri
   return isRoot || record.phase === 'ended' ? record.cookie : undefined;
 }
 
+/**
+ * Killing the root of a live run this host started is the user cancelling that run: the run
+ * supervisor does the same revalidated tree kill, and the run ends `cancelled` rather than as an
+ * `error` by signal. Null when that does not apply (then the plain tree kill runs).
+ */
+async function cancelOwnRun(record: RunRecord | undefined, target: ProcessIdentity): Promise<KillReport | null> {
+  if (record?.handle == null || record.phase === 'ended' || record.root === null) return null;
+  if (!sameIdentity(record.root, target)) return null;
+  const outcome = await record.handle.cancel();
+  return outcome.kill === undefined ? null : toKillReport(outcome.kill);
+}
+
 /** The row the user clicked no longer describes the process that holds the pid. */
 function refuseStale(target: ProcessIdentity, now: number): KillReport | null {
   const current = readProcEntry(target.pid);
@@ -60,6 +72,7 @@ async function killOne(
   const stale = refuseStale(target, context.now());
   const report =
     stale ??
+    (await cancelOwnRun(record, target)) ??
     toKillReport(
       await context.port.killTree(target, {
         reason,
