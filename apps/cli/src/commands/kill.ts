@@ -44,22 +44,6 @@ function describe(outcome: KillOutcome): string {
   }
 }
 
-/** A refusal built here, before any signal: the pid is alive but is not the process the user named. */
-function mismatch(target: ProcessIdentity, actualStart: string): KillOutcome {
-  const error = `pid ${target.pid} now has startTime ${actualStart}, not ${target.startTime}: it is a different process; nothing was signalled`;
-  return {
-    result: 'refused',
-    target,
-    attempts: 0,
-    killed: [],
-    survivors: [],
-    timeline: [{ atMs: 0, action: 'refused', detail: error }],
-    error,
-    startedAtMs: Date.now(),
-    durationMs: 0,
-  };
-}
-
 function goneOutcome(target: ProcessIdentity): KillOutcome {
   return {
     result: 'already_gone',
@@ -83,13 +67,16 @@ async function readEntry(pid: number): Promise<ProcessEntry | null> {
 }
 
 async function killIdentity(pid: number, start: string | undefined, graceMs: number | undefined): Promise<KillOutcome> {
-  const entry = await readEntry(pid);
-  if (entry === null) return goneOutcome({ pid, startTime: start ?? '' });
-  if (start !== undefined && entry.startTime !== start) return mismatch({ pid, startTime: start }, entry.startTime);
-  // killTree re-reads and re-checks this identity itself right before signalling.
-  // Off Linux the owner has no default reader: hand it the platform's.
+  let startTime = start;
+  if (startTime === undefined) {
+    const entry = await readEntry(pid);
+    if (entry === null) return goneOutcome({ pid, startTime: '' });
+    startTime = entry.startTime;
+  }
+  // killTree re-reads the table and refuses a start time that no longer matches the live pid:
+  // nothing is signalled then. Off Linux the owner has no default reader: hand it the platform's.
   return killTree(
-    { pid, startTime: entry.startTime },
+    { pid, startTime },
     {
       ...(graceMs === undefined ? {} : { graceMs }),
       ...(process.platform === 'linux' ? {} : { reader: createTableReader() }),
