@@ -1,5 +1,5 @@
 import { threadId } from 'node:worker_threads';
-import { RUN_ID_ENV } from '@treewarden/engine';
+import { RUN_ID_ENV, readProcEntry } from '@treewarden/engine';
 import type { HostEvent, KillReport } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -200,6 +200,11 @@ describe('engine host', () => {
       expect(second?.upserts.length).toBeLessThan(watch.processes.length);
       const key = `${fixture.pid}:${second?.upserts.find((node) => node.pid === fixture.pid)?.startTime}`;
       await tracker.cleanup();
+      // Killed is not yet gone: until Node reaps it, the fixture is a zombie that still has a /proc entry.
+      await waitFor(() => readProcEntry(fixture.pid) === null, {
+        timeoutMs: EVENT_WAIT_MS,
+        description: 'the killed fixture to be reaped',
+      });
       await host.pollNow();
       expect(diffs().at(-1)?.removed).toContain(key);
       expectOk(await host.handle({ type: 'watchSystem', enabled: false }));
