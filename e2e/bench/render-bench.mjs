@@ -13,20 +13,10 @@ import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIST = join(REPO_ROOT, 'apps', 'renderer', 'dist');
-const CHROMIUM_PATH = process.env.TREEWARDEN_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 export const PROCESS_COUNT = Number(process.env.BENCH_PROCESSES ?? 5000);
 export const CHANGE_FRACTION = 0.05;

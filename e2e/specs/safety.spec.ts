@@ -2,18 +2,10 @@ import type { WebSocketRoute } from '@playwright/test';
 import { URL_ENV } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import { plantLeakedTree } from '../support/leak';
+import { isAlive } from '../support/serve';
 import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from '../support/ui';
 
 const STALE_LEASE = 'e2e-stale';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Makes this page see an older identity for every process of the STALE_LEASE runs, as if the

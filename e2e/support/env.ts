@@ -10,18 +10,7 @@ export const DESKTOP_MAIN = join(REPO_ROOT, 'apps', 'desktop', 'dist', 'main.js'
 export const FIXTURES_DIR = join(REPO_ROOT, 'packages', 'engine', 'fixtures');
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'e2e', 'screenshots');
 
-/** Debian's Chromium: Playwright must never download a browser here. */
-export const CHROMIUM_PATH = process.env.TREEWARDEN_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+export { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.mjs';
 
 export const ELECTRON_SKIP_MESSAGE = 'Electron e2e skipped: no Electron binary on this machine';
 

@@ -43,7 +43,8 @@ function readFirstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-function isAlive(pid: number): boolean {
+/** Signal 0 only checks: true while `pid` exists (the caller must have recorded it itself). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

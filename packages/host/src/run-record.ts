@@ -32,6 +32,25 @@ export interface RunRecord {
   stderrTail: string;
 }
 
+type RunState = Pick<
+  RunRecord,
+  'phase' | 'endedAtMs' | 'classification' | 'exitCode' | 'signal' | 'lastKill' | 'stdoutTail' | 'stderrTail'
+>;
+
+/** The fields a run's progress changes, as every record starts them: running, nothing to report yet. */
+export function runningState(): RunState {
+  return {
+    phase: 'running',
+    endedAtMs: null,
+    classification: null,
+    exitCode: null,
+    signal: null,
+    lastKill: null,
+    stdoutTail: '',
+    stderrTail: '',
+  };
+}
+
 /** `id` differs from the run id only when one scenario starts several runs under one cookie. */
 export function recordOwnRun(handle: HostRun, now: number, id: string = handle.runId): RunRecord {
   return {
@@ -49,14 +68,7 @@ export function recordOwnRun(handle: HostRun, now: number, id: string = handle.r
     },
     membership: createMembership(() => handle.root),
     handle,
-    phase: 'running',
-    endedAtMs: null,
-    classification: null,
-    exitCode: null,
-    signal: null,
-    lastKill: null,
-    stdoutTail: '',
-    stderrTail: '',
+    ...runningState(),
   };
 }
 

@@ -2,7 +2,8 @@
 import { appendLedgerRecord } from '@treewarden/engine/ledger/index';
 import { statePaths } from '@treewarden/engine/state/index';
 import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
-import { makeTempDir } from '../../engine/test/helpers/index.js';
+import { afterEach, expect } from 'vitest';
+import { makeTempDir, removeTempDir } from '../../engine/test/helpers/index.js';
 import { waitFor } from '../../engine/test/helpers/wait-for.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
@@ -24,6 +25,24 @@ export function createTestHost(pollIntervalMs = 250): TestHost {
   const events: HostEvent[] = [];
   host.onEvent((event) => events.push(event));
   return { host, events, stateDir };
+}
+
+/**
+ * One host per test, for a describe: after each test, every event the host pushed must have passed the protocol
+ * schema; then the host is closed and its state dir removed. Call after useProcessTracker, so the host closes first.
+ */
+export function useTestHost(): (pollIntervalMs?: number) => TestHost {
+  let current: TestHost | null = null;
+  afterEach(async () => {
+    if (current !== null) expect(invalidEvents(current.events)).toEqual([]);
+    await current?.host.close();
+    if (current !== null) removeTempDir(current.stateDir);
+    current = null;
+  });
+  return (pollIntervalMs) => {
+    current = createTestHost(pollIntervalMs);
+    return current;
+  };
 }
 
 export function latestSnapshot(events: readonly HostEvent[]): Snapshot | null {

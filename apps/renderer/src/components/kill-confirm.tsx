@@ -2,6 +2,7 @@
 import { useEffect, useRef } from 'react';
 import { killTree } from '../actions/actions';
 import { useAppStore } from '../store/store';
+import { syncDialog } from './sync-dialog';
 
 export function KillConfirm() {
   const request = useAppStore((state) => state.confirmKill);
@@ -10,16 +11,7 @@ export function KillConfirm() {
   const confirmButton = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (request && !element.open) {
-      if (typeof element.showModal === 'function') element.showModal();
-      else element.setAttribute('open', '');
-      confirmButton.current?.focus();
-    } else if (!request && element.open) {
-      if (typeof element.close === 'function') element.close();
-      else element.removeAttribute('open');
-    }
+    if (syncDialog(dialog.current, request !== null)) confirmButton.current?.focus();
   }, [request]);
 
   const confirm = () => {

@@ -6,8 +6,9 @@
 import type { ProcessNode } from '@treewarden/protocol';
 import { memo } from 'react';
 import { displayArgs, formatBytes, formatDuration, formatPercent } from '../model/format';
-import { isZombie } from '../model/identity';
+import { identityOf, isZombie } from '../model/identity';
 import type { TreeRow } from '../model/tree';
+import type { KillRequest } from '../store/types';
 import { StateBadge } from './badges';
 
 export interface ProcessRowProps {
@@ -24,6 +25,11 @@ export interface ProcessRowProps {
   onKill(row: TreeRow): void;
   killPending: boolean;
   id: string;
+}
+
+/** The confirmation request for a row's Kill button (or k / Delete), naming the command the user saw. */
+export function killRequestOf(node: ProcessNode, scope: KillRequest['scope'], runId: string | null): KillRequest {
+  return { target: identityOf(node), command: node.commandLine || node.command, scope, runId };
 }
 
 function escapeKind(node: ProcessNode, reference: ProcessNode | null): string {

@@ -1,12 +1,12 @@
 /** A run's live process tree (small enough to render without virtualisation). */
 import type { ProcessNode } from '@treewarden/protocol';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo } from 'react';
+import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
-import { identityOf } from '../model/identity';
 import { flattenTree, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
-import { ProcessHeader, ProcessRow } from './process-row';
+import { killRequestOf, ProcessHeader, ProcessRow } from './process-row';
 
 interface ProcessTreeProps {
   runId: string;
@@ -20,7 +20,7 @@ export function rowDomId(scope: string, key: string): string {
 }
 
 export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreeProps) {
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [collapsed, toggle] = useCollapsed();
   const rows = useMemo(() => flattenTree(processes, collapsed), [processes, collapsed]);
   const anchor = useMemo(() => processes.find((node) => node.pid === rootPid) ?? null, [processes, rootPid]);
   const activeKey = useAppStore((state) => state.selectedProcessKey);
@@ -30,24 +30,8 @@ export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreePro
   const pending = useAppStore((state) => state.pending);
   const nowMs = useNow();
 
-  const toggle = useCallback((key: string, collapse?: boolean) => {
-    setCollapsed((previous) => {
-      const next = new Set(previous);
-      const shouldCollapse = collapse ?? !next.has(key);
-      if (shouldCollapse) next.add(key);
-      else next.delete(key);
-      return next;
-    });
-  }, []);
-
   const requestKill = useCallback(
-    (row: TreeRow) =>
-      askKill({
-        target: identityOf(row.node),
-        command: row.node.commandLine || row.node.command,
-        scope: row.node.pid === rootPid ? 'tree' : 'subtree',
-        runId,
-      }),
+    (row: TreeRow) => askKill(killRequestOf(row.node, row.node.pid === rootPid ? 'tree' : 'subtree', runId)),
     [askKill, rootPid, runId],
   );
 
@@ -85,7 +69,7 @@ export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreePro
             const row = byKey(key);
             if (row) requestKill(row);
           },
-          onCollapse: (key, collapse) => toggle(key, collapse),
+          onCollapse: toggle,
         })
       }
     >

@@ -1,5 +1,5 @@
 /** Details of the selected run: command, cwd, env cookie, timeout, outcome, output tails, history. */
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
 import { formatClock, formatDuration } from '../model/format';
 import { selectRun } from '../store/selectors';
@@ -29,10 +29,13 @@ export function RunDetails() {
   useEffect(() => {
     if (runId) void loadHistory();
   }, [runId, phase]);
+  const command = run?.command;
+  // Snapshots re-render the details every poll; the ledger only changes when it is reloaded.
+  const earlier = useMemo(
+    () => (history ?? []).filter((entry) => entry.command === command && entry.runId !== runId).slice(0, HISTORY_ROWS),
+    [history, command, runId],
+  );
   if (!run) return null;
-  const earlier = (history ?? [])
-    .filter((entry) => entry.command === run.command && entry.runId !== run.id)
-    .slice(0, HISTORY_ROWS);
   return (
     <aside className="details" aria-label={`Details of run ${run.id}`}>
       <header className="details-head">

@@ -3,6 +3,7 @@ import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '@treewarden/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { startRun } from '../actions/actions';
 import { useAppStore } from '../store/store';
+import { syncDialog } from './sync-dialog';
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -18,6 +19,28 @@ export function validateTimeout(value: string): string | null {
   return null;
 }
 
+/** A one-line text field; programs, paths and names are never spell-checked. */
+function TextField(props: {
+  label: string;
+  name: string;
+  value: string;
+  placeholder: string;
+  onChange(value: string): void;
+}) {
+  return (
+    <label className="field">
+      <span>{props.label}</span>
+      <input
+        name={props.name}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+        placeholder={props.placeholder}
+        spellCheck={false}
+      />
+    </label>
+  );
+}
+
 export function StartRunDialog() {
   const open = useAppStore((state) => state.startFormOpen);
   const setOpen = useAppStore((state) => state.setStartFormOpen);
@@ -31,15 +54,7 @@ export function StartRunDialog() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) {
-      if (typeof element.showModal === 'function') element.showModal();
-      else element.setAttribute('open', '');
-    } else if (!open && element.open) {
-      if (typeof element.close === 'function') element.close();
-      else element.removeAttribute('open');
-    }
+    syncDialog(dialog.current, open);
   }, [open]);
 
   const submit = async (event: FormEvent) => {
@@ -69,16 +84,7 @@ export function StartRunDialog() {
       {open ? (
         <form className="dialog-body" onSubmit={submit}>
           <h3>Start a run</h3>
-          <label className="field">
-            <span>Command</span>
-            <input
-              name="command"
-              value={command}
-              onChange={(e) => setCommand(e.target.value)}
-              placeholder="node"
-              spellCheck={false}
-            />
-          </label>
+          <TextField label="Command" name="command" value={command} onChange={setCommand} placeholder="node" />
           <label className="field">
             <span>Arguments, one per line (no shell)</span>
             <textarea
@@ -90,16 +96,13 @@ export function StartRunDialog() {
               spellCheck={false}
             />
           </label>
-          <label className="field">
-            <span>Working directory</span>
-            <input
-              name="cwd"
-              value={cwd}
-              onChange={(e) => setCwd(e.target.value)}
-              placeholder="(a private run directory)"
-              spellCheck={false}
-            />
-          </label>
+          <TextField
+            label="Working directory"
+            name="cwd"
+            value={cwd}
+            onChange={setCwd}
+            placeholder="(a private run directory)"
+          />
           <div className="field-row">
             <label className="field">
               <span>Timeout (s)</span>
@@ -112,16 +115,7 @@ export function StartRunDialog() {
                 onChange={(e) => setTimeoutText(e.target.value)}
               />
             </label>
-            <label className="field">
-              <span>Lease</span>
-              <input
-                name="lease"
-                value={leaseName}
-                onChange={(e) => setLeaseName(e.target.value)}
-                placeholder="ui"
-                spellCheck={false}
-              />
-            </label>
+            <TextField label="Lease" name="lease" value={leaseName} onChange={setLeaseName} placeholder="ui" />
           </div>
           {error ? (
             <div className="form-error" role="alert">

@@ -7,12 +7,13 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Snapshot } from '@treewarden/protocol';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { watchSystem } from '../actions/actions';
+import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
-import { identityOf, isZombie } from '../model/identity';
+import { isZombie } from '../model/identity';
 import { filterSystemRows, type SystemFilter, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
-import { ProcessHeader, ProcessRow } from './process-row';
+import { killRequestOf, ProcessHeader, ProcessRow } from './process-row';
 import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
 
@@ -35,7 +36,7 @@ export function SystemView() {
   const pending = useAppStore((state) => state.pending);
   const [text, setText] = useState('');
   const [filter, setFilter] = useState<SystemFilter>('all');
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [collapsed, toggle] = useCollapsed();
   const [inspectKey, setInspectKey] = useState<string | null>(null);
   const deferredText = useDeferredValue(text);
   const nowMs = useNow();
@@ -75,24 +76,7 @@ export function SystemView() {
     getItemKey: useCallback((index: number) => rows[index]?.key ?? index, [rows]),
   });
 
-  const toggle = useCallback((key: string, collapse?: boolean) => {
-    setCollapsed((previous) => {
-      const next = new Set(previous);
-      if (collapse ?? !next.has(key)) next.add(key);
-      else next.delete(key);
-      return next;
-    });
-  }, []);
-  const requestKill = useCallback(
-    (row: TreeRow) =>
-      askKill({
-        target: identityOf(row.node),
-        command: row.node.commandLine || row.node.command,
-        scope: 'tree',
-        runId: null,
-      }),
-    [askKill],
-  );
+  const requestKill = useCallback((row: TreeRow) => askKill(killRequestOf(row.node, 'tree', null)), [askKill]);
   const setActive = useCallback(
     (key: string) => {
       selectProcess(key);
@@ -102,7 +86,8 @@ export function SystemView() {
     [rows, selectProcess, virtualizer],
   );
 
-  const ownsActive = activeKey !== null && rows.some((row) => row.key === activeKey);
+  // Polls re-render this view often; scan the 5,000 rows only when they or the selection change.
+  const ownsActive = useMemo(() => activeKey !== null && rows.some((row) => row.key === activeKey), [rows, activeKey]);
   const inspected = inspectKey ? (system.get(inspectKey) ?? null) : null;
 
   return (
@@ -152,7 +137,7 @@ export function SystemView() {
               const row = rows.find((candidate) => candidate.key === key);
               if (row) requestKill(row);
             },
-            onCollapse: (key, collapse) => toggle(key, collapse),
+            onCollapse: toggle,
           })
         }
       >

@@ -15,7 +15,3 @@ export function selectRun(state: AppState, runId: string | null): RunView | null
   }
   return null;
 }
-
-export function isPending(state: AppState, key: string): boolean {
-  return key in state.pending;
-}

@@ -16,10 +16,6 @@ export function setBridge(next: BridgeApi | null): void {
   bridge = next;
 }
 
-export function getBridge(): BridgeApi | null {
-  return bridge;
-}
-
 export type SendResult<T extends CommandType> = { ok: true; result: CommandResult<T> } | { ok: false; error: string };
 
 export async function send<T extends CommandType>(command: CommandOf<T>): Promise<SendResult<T>> {

@@ -12,9 +12,11 @@ export {
 } from './open-lease.js';
 export {
   classifyLease,
+  createLeaseFileCache,
   type IdentityProbe,
   isIdentityAlive,
   type LeaseFile,
+  type LeaseFileCache,
   type LeaseRunInfo,
   type LeaseState,
   type LeaseStatus,

@@ -4,11 +4,11 @@
  * is the only writer of its file after creation, and each write is a rename of a complete temp
  * file, so readers never see half a lease.
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StatePaths } from '../state/state-dir.js';
 import { readProcEntry } from '../table/linux-proc.js';
-import { isZombie, type ProcessIdentity } from '../table/types.js';
+import { isZombie, type ProcessEntry, type ProcessIdentity } from '../table/types.js';
 
 export interface LeaseRunInfo {
   readonly runId: string;
@@ -54,9 +54,15 @@ export interface LeaseStatus {
 
 export type IdentityProbe = (identity: ProcessIdentity) => boolean;
 
-/** Alive = the pid exists with the same start time and is not a zombie (a zombie has stopped). */
-export function isIdentityAlive(identity: ProcessIdentity): boolean {
-  const entry = readProcEntry(identity.pid);
+/**
+ * Alive = the pid exists with the same start time and is not a zombie (a zombie has stopped).
+ * `read` lets a caller that needs the entry afterwards read each pid once.
+ */
+export function isIdentityAlive(
+  identity: ProcessIdentity,
+  read: (pid: number) => ProcessEntry | null = readProcEntry,
+): boolean {
+  const entry = read(identity.pid);
   return entry !== null && entry.startTime === identity.startTime && !isZombie(entry);
 }
 
@@ -91,15 +97,61 @@ export function classifyLease(lease: LeaseFile, probe: IdentityProbe = isIdentit
   return { lease, state, holderAlive, guardianAlive };
 }
 
-/** Every lease on record, newest first. Unreadable files (a crash mid-create) are skipped. */
-export function listLeases(paths: StatePaths, probe: IdentityProbe = isIdentityAlive): LeaseStatus[] {
+/**
+ * Parsed lease files kept between reads by a poller, keyed by path. A file is re-read only when its
+ * inode, size or mtime changed: every write is a rename of a new temp file, so any write changes the
+ * inode. Unreadable files are not kept (a crash mid-create may be completed later).
+ */
+export interface LeaseFileCache {
+  read(path: string): LeaseFile | null;
+  /** Drops the files not in `paths` (deleted leases), so the cache never outgrows the directory. */
+  keepOnly(paths: ReadonlySet<string>): void;
+}
+
+export function createLeaseFileCache(): LeaseFileCache {
+  const entries = new Map<string, { readonly key: string; readonly lease: LeaseFile }>();
+  return {
+    read(path) {
+      let key: string;
+      try {
+        const stat = statSync(path, { bigint: true });
+        key = `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+      } catch {
+        entries.delete(path);
+        return null;
+      }
+      const cached = entries.get(path);
+      if (cached?.key === key) return cached.lease;
+      const lease = readLeaseFile(path);
+      if (lease === null) entries.delete(path);
+      else entries.set(path, { key, lease });
+      return lease;
+    },
+    keepOnly(paths) {
+      for (const path of entries.keys()) if (!paths.has(path)) entries.delete(path);
+    },
+  };
+}
+
+/**
+ * Every lease on record, newest first. Unreadable files (a crash mid-create) are skipped. Pollers
+ * pass a `cache` so unchanged files are not re-read and re-parsed on every tick; liveness is
+ * probed afresh either way.
+ */
+export function listLeases(
+  paths: StatePaths,
+  probe: IdentityProbe = isIdentityAlive,
+  cache?: LeaseFileCache,
+): LeaseStatus[] {
   let names: string[];
   try {
     names = readdirSync(paths.leasesDir).filter((name) => name.endsWith('.json'));
   } catch {
     return [];
   }
-  const leases = names.map((name) => readLeaseFile(join(paths.leasesDir, name)));
+  const files = names.map((name) => join(paths.leasesDir, name));
+  cache?.keepOnly(new Set(files));
+  const leases = files.map((file) => (cache === undefined ? readLeaseFile(file) : cache.read(file)));
   return leases
     .filter((lease): lease is LeaseFile => lease !== null)
     .map((lease) => classifyLease(lease, probe))

@@ -40,10 +40,6 @@ export function createMembership(root: ProcessIdentity): Membership {
   return { members, groups: new Set(), nonCarriers: new Set() };
 }
 
-export function isLiveMember(member: Member): boolean {
-  return !member.zombie;
-}
-
 /** Owned and still the same process in `table`. */
 export function ownsEntry(membership: Membership, entry: ProcessEntry): boolean {
   return membership.members.get(entry.pid)?.startTime === entry.startTime;

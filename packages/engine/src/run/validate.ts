@@ -12,43 +12,54 @@ export class RunSpecError extends Error {
   override readonly name = 'RunSpecError';
 }
 
+interface Bounds {
+  readonly min: number;
+  readonly max: number;
+  /** The constants' names, so the message points at what to read. */
+  readonly minName: string;
+  readonly maxName: string;
+}
+
+const TIMEOUT_BOUNDS: Bounds = {
+  min: MIN_TIMEOUT_SECONDS,
+  max: MAX_TIMEOUT_SECONDS,
+  minName: 'MIN_TIMEOUT_SECONDS',
+  maxName: 'MAX_TIMEOUT_SECONDS',
+};
+const GRACE_BOUNDS: Bounds = {
+  min: MIN_GRACE_SECONDS,
+  max: MAX_GRACE_SECONDS,
+  minName: 'MIN_GRACE_SECONDS',
+  maxName: 'MAX_GRACE_SECONDS',
+};
+
+function rangeText(b: Bounds): string {
+  return `from ${b.minName} (${b.min}) to ${b.maxName} (${b.max})`;
+}
+
+/** A number of seconds within `b`, or a RunSpecError that names the bound. */
+function requireSeconds(what: string, value: number, b: Bounds): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new RunSpecError(`${what} ${String(value)} is not a number: give seconds ${rangeText(b)}`);
+  }
+  if (value < b.min) throw new RunSpecError(`${what} ${value} is below ${b.minName} (${b.min})`);
+  if (value > b.max) throw new RunSpecError(`${what} ${value} is above ${b.maxName} (${b.max})`);
+  return value;
+}
+
 /** `undefined` means "use the default"; `null`, NaN and out-of-bound values are refused. */
 export function normalizeTimeout(value: number | null | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
   if (value === null) {
-    throw new RunSpecError(
-      `timeout null is not allowed: give a number of seconds from MIN_TIMEOUT_SECONDS (${MIN_TIMEOUT_SECONDS}) to MAX_TIMEOUT_SECONDS (${MAX_TIMEOUT_SECONDS})`,
-    );
+    throw new RunSpecError(`timeout null is not allowed: give a number of seconds ${rangeText(TIMEOUT_BOUNDS)}`);
   }
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new RunSpecError(
-      `timeout ${String(value)} is not a number: give seconds from MIN_TIMEOUT_SECONDS (${MIN_TIMEOUT_SECONDS}) to MAX_TIMEOUT_SECONDS (${MAX_TIMEOUT_SECONDS})`,
-    );
-  }
-  if (value < MIN_TIMEOUT_SECONDS) {
-    throw new RunSpecError(`timeout ${value} is below MIN_TIMEOUT_SECONDS (${MIN_TIMEOUT_SECONDS})`);
-  }
-  if (value > MAX_TIMEOUT_SECONDS) {
-    throw new RunSpecError(`timeout ${value} is above MAX_TIMEOUT_SECONDS (${MAX_TIMEOUT_SECONDS})`);
-  }
-  return value;
+  return requireSeconds('timeout', value, TIMEOUT_BOUNDS);
 }
 
 /** `undefined` means "use the kill's default grace". */
 export function normalizeGrace(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new RunSpecError(
-      `grace ${String(value)} is not a number: give seconds from MIN_GRACE_SECONDS (${MIN_GRACE_SECONDS}) to MAX_GRACE_SECONDS (${MAX_GRACE_SECONDS})`,
-    );
-  }
-  if (value < MIN_GRACE_SECONDS) {
-    throw new RunSpecError(`grace ${value} is below MIN_GRACE_SECONDS (${MIN_GRACE_SECONDS})`);
-  }
-  if (value > MAX_GRACE_SECONDS) {
-    throw new RunSpecError(`grace ${value} is above MAX_GRACE_SECONDS (${MAX_GRACE_SECONDS})`);
-  }
-  return value;
+  return requireSeconds('grace', value, GRACE_BOUNDS);
 }
 
 export interface ValidatedSpec {

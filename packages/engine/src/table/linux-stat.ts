@@ -71,26 +71,12 @@ export function readProcBytes(path: string): Buffer | null {
 
 /**
  * Reads a small /proc file as UTF-8 (invalid bytes become U+FFFD, so a odd `comm` degrades only
- * that field), or null when it cannot be opened (the process is gone, or the file is unreadable).
+ * that field), or null when it cannot be opened (the process is gone, or the file is unreadable)
+ * or read (ESRCH from a process that exited between open and read). A file longer than the
+ * buffer (only huge `children` lists) is read whole, then decoded.
  */
 export function readProcText(path: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const length = readSync(fd, readBuffer, 0, READ_BUFFER_BYTES, null);
-    // A full buffer may hide more: read the rest the slow way (only huge `children` lists do this).
-    if (length === READ_BUFFER_BYTES) return readBuffer.toString('utf8') + readFileSync(fd, 'utf8');
-    return readBuffer.toString('utf8', 0, length);
-  } catch {
-    // ESRCH from a process that exited between open and read.
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return readProcBytes(path)?.toString('utf8') ?? null;
 }
 
 export function readStatFields(pid: number): StatFields | null {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readProcEntry } from '../../src/table/index.js';
+import { type ProcessIdentity, readProcEntry } from '../../src/table/index.js';
 import type { ProcessTracker } from './process-tracker.js';
 import { waitFor } from './wait-for.js';
 
@@ -131,4 +131,9 @@ export function startTimeOf(pid: number): string {
   const entry = readProcEntry(pid);
   if (entry === null) throw new Error(`startTimeOf: pid ${pid} is not running`);
   return entry.startTime;
+}
+
+/** The identity of a running pid, as the kill and signal APIs take it. */
+export function identityOf(pid: number): ProcessIdentity {
+  return { pid, startTime: startTimeOf(pid) };
 }

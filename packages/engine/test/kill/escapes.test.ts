@@ -4,16 +4,14 @@ import { killTree } from '../../src/kill/kill-tree.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
 import {
+  identityOf,
   isRunning,
   readReportedPids,
   readReports,
   spawnFixture,
-  startTimeOf,
   useProcessTracker,
   waitFor,
 } from '../helpers/index.js';
-
-const identityOf = (pid: number) => ({ pid, startTime: startTimeOf(pid) });
 
 describe('escaped descendants', () => {
   const tracker = useProcessTracker();

@@ -11,6 +11,7 @@ import { createSignalOps } from '../../src/signal/signal-ops.js';
 import { readProcEntry } from '../../src/table/index.js';
 import {
   findEnvCarriers,
+  identityOf,
   isRunning,
   makeTempDir,
   REPORT_ENV,
@@ -21,7 +22,6 @@ import {
   waitFor,
 } from '../helpers/index.js';
 
-const identityOf = (pid: number) => ({ pid, startTime: startTimeOf(pid) });
 const GRACE_MS = 300;
 
 describe('kill cases', () => {

@@ -1,8 +1,9 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   classifyLease,
+  createLeaseFileCache,
   isIdentityAlive,
   type LeaseFile,
   leaseFilePath,
@@ -72,5 +73,22 @@ describe('lease registry', () => {
 
   it('lists nothing when the state dir does not exist yet', () => {
     expect(listLeases({ ...paths(), leasesDir: '/nonexistent/leases' })).toEqual([]);
+  });
+
+  it('with a cache, reuses an unchanged file, re-reads a rewritten one and forgets a deleted one', () => {
+    const state = paths();
+    const cache = createLeaseFileCache();
+    writeLeaseFile(state, lease('a'));
+    const [first] = listLeases(state, aliveSet(), cache);
+    const [again] = listLeases(state, aliveSet(), cache);
+    expect(again?.lease).toBe(first?.lease);
+    writeLeaseFile(state, lease('a', { endedAt: 'x', endReason: 'holder_died' }));
+    const [rewritten] = listLeases(state, aliveSet(), cache);
+    expect(rewritten?.lease).not.toBe(first?.lease);
+    expect(rewritten?.state).toBe('ended');
+    unlinkSync(leaseFilePath(state, 'a'));
+    expect(listLeases(state, aliveSet(), cache)).toEqual([]);
+    writeLeaseFile(state, lease('a'));
+    expect(listLeases(state, aliveSet(), cache)[0]?.state).toBe('holder_dead');
   });
 });

@@ -1,30 +1,11 @@
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  isRunning,
-  MAX_LIFETIME_ENV,
-  makeTempDir,
-  REPORT_ENV,
-  readReportedPids,
-  removeTempDir,
-  useProcessTracker,
-} from '../helpers/index.js';
-import { nodeFixture, startTracked } from './run-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { isRunning, readReportedPids, useProcessTracker } from '../helpers/index.js';
+import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
 import { createScriptedKillOwner } from './stub-owner.js';
 
 describe('descendants left behind by a root that exits', () => {
   const tracker = useProcessTracker();
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) removeTempDir(dir);
-  });
-
-  function fixtureEnv() {
-    const dir = makeTempDir();
-    dirs.push(dir);
-    const reportFile = join(dir, 'report.jsonl');
-    return { reportFile, env: { [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: '60000' } };
-  }
+  const fixtureEnv = useFixtureEnv();
 
   it('are ended and listed as leftovers; the run stays ok', async () => {
     const { reportFile, env } = fixtureEnv();

@@ -1,32 +1,12 @@
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
-import {
-  isRunning,
-  MAX_LIFETIME_ENV,
-  makeTempDir,
-  REPORT_ENV,
-  readReportedPids,
-  removeTempDir,
-  useProcessTracker,
-  waitFor,
-} from '../helpers/index.js';
-import { nodeFixture, startTracked } from './run-helpers.js';
+import { isRunning, readReportedPids, useProcessTracker, waitFor } from '../helpers/index.js';
+import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
 
 describe('run tree observation', () => {
   const tracker = useProcessTracker();
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) removeTempDir(dir);
-  });
-
-  function fixtureEnv() {
-    const dir = makeTempDir();
-    dirs.push(dir);
-    const reportFile = join(dir, 'report.jsonl');
-    return { reportFile, env: { [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: '60000' } };
-  }
+  const fixtureEnv = useFixtureEnv();
 
   it('reports the owned tree as it grows, through the periodic owned-tree refresh', async () => {
     const { reportFile, env } = fixtureEnv();

@@ -1,19 +1,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readProcEntry } from '../../src/table/linux-proc.js';
-import {
-  isRunning,
-  MAX_LIFETIME_ENV,
-  makeTempDir,
-  REPORT_ENV,
-  readReportedPids,
-  removeTempDir,
-  sleep,
-  useProcessTracker,
-  waitFor,
-} from '../helpers/index.js';
-import { nodeFixture, nodeScript, startTracked } from './run-helpers.js';
+import { isRunning, readReportedPids, sleep, useProcessTracker, waitFor } from '../helpers/index.js';
+import { nodeFixture, nodeScript, startTracked, useFixtureEnv } from './run-helpers.js';
 import { createScriptedKillOwner } from './stub-owner.js';
 
 /** Long enough for a 50 ms heartbeat to beat several times if anything were still alive. */
@@ -45,17 +35,7 @@ function blockUntilZombie(pid: number, timeoutMs: number): void {
 
 describe('run timeout and cancel', () => {
   const tracker = useProcessTracker();
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) removeTempDir(dir);
-  });
-
-  function fixtureEnv() {
-    const dir = makeTempDir();
-    dirs.push(dir);
-    const reportFile = join(dir, 'report.jsonl');
-    return { dir, reportFile, env: { [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: '60000' } };
-  }
+  const fixtureEnv = useFixtureEnv();
 
   it('timeout ends the whole tree: the grandchild heartbeat goes quiet', async () => {
     const { dir, reportFile, env } = fixtureEnv();

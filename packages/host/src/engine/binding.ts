@@ -2,8 +2,15 @@
  * The real engine behind the host's port: leases with guardians, the revalidated tree kill (each
  * kill recorded in the ledger), the lease registry, the ledger's history, orphans and scenarios.
  */
-import { type KillOutcome, killTree, type ProcessIdentity, readProcEntry, type SignalName } from '@treewarden/engine';
-import { type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
+import {
+  type KillOutcome,
+  killTree,
+  type ProcessEntry,
+  type ProcessIdentity,
+  readProcEntry,
+  type SignalName,
+} from '@treewarden/engine';
+import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
 import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
@@ -32,9 +39,18 @@ function epochOf(iso: string | undefined | null): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-function toForeignLease(status: LeaseStatus): ForeignLease {
+/** Reads each pid once per listing: the liveness probe and the holder's command need the same entry. */
+function createEntryMemo(): (pid: number) => ProcessEntry | null {
+  const entries = new Map<number, ProcessEntry | null>();
+  return (pid) => {
+    if (!entries.has(pid)) entries.set(pid, readProcEntry(pid));
+    return entries.get(pid) ?? null;
+  };
+}
+
+function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => ProcessEntry | null): ForeignLease {
   const { lease } = status;
-  const holder = status.holderAlive ? readProcEntry(lease.holder.pid) : null;
+  const holder = status.holderAlive ? readEntry(lease.holder.pid) : null;
   return {
     id: lease.id,
     name: lease.name,
@@ -106,6 +122,8 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
 
 export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const paths = ensureStateDir(options.stateDir ?? resolveStateDir());
+  // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
+  const leaseFiles = createLeaseFileCache();
   return {
     openLease: (name) => openHostLease(name, paths.root),
     async killTree(target, request) {
@@ -119,9 +137,10 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
     },
     listForeignLeases(ownLeaseIds) {
       const now = Date.now();
-      return listLeases(paths)
+      const readEntry = createEntryMemo();
+      return listLeases(paths, (identity) => isIdentityAlive(identity, readEntry), leaseFiles)
         .filter((status) => !ownLeaseIds.has(status.lease.id) && isRecent(status, now))
-        .map(toForeignLease);
+        .map((status) => toForeignLease(status, readEntry));
     },
     async findOrphans(reader) {
       const scan = await reader.scanOrphans(paths.root);

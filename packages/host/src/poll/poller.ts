@@ -4,7 +4,7 @@
  * (and a system diff to watchers). Ticks are serialised and the next one is scheduled only after
  * the previous finished, so a slow machine gets fewer polls, never a pile-up of reads.
  */
-import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
+import { indexChildren, type ProcessEntry, type ProcessTable } from '@treewarden/engine';
 import type { OrphanView } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { HostLease, Orphan } from '../engine/port.js';
@@ -74,8 +74,9 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
     const table = await readTable(context, watching);
     if (table === null) return; // No table this time: keep the last snapshot rather than show a partial one.
     const owned = new Map<number, ProcessEntry>();
+    const children = indexChildren(table.entries); // once per tick, not once per run
     for (const record of context.runs.values()) {
-      record.membership.update(table.entries);
+      record.membership.update(table.entries, children);
       for (const entry of record.membership.entries()) owned.set(entry.pid, entry);
     }
     const scanEvery = watching ? ORPHAN_SCAN_INTERVAL_MS : ORPHAN_SCAN_IDLE_INTERVAL_MS;

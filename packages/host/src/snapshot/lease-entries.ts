@@ -5,7 +5,7 @@
 import { MAX_TIMEOUT_SECONDS } from '@treewarden/engine';
 import type { HostContext } from '../context.js';
 import type { ForeignLease, ForeignRun, HostLease } from '../engine/port.js';
-import type { RunRecord } from '../run-record.js';
+import { type RunRecord, runningState } from '../run-record.js';
 import type { LeaseEntry } from './build-snapshot.js';
 import { createMembership } from './membership.js';
 
@@ -28,14 +28,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
       root: run.root,
       membership: createMembership(() => run.root),
       handle: null,
-      phase: 'running',
-      endedAtMs: null,
-      classification: null,
-      exitCode: null,
-      signal: null,
-      lastKill: null,
-      stdoutTail: '',
-      stderrTail: '',
+      ...runningState(),
     };
     context.runs.set(run.runId, record);
   }

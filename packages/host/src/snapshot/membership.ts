@@ -3,30 +3,23 @@
  * is still identical (same pid and start time), so a recycled pid never drags a stranger's
  * children into the tree; members stay members after their parent exits and they are reparented.
  */
-import { identityKey, type ProcessEntry, type ProcessIdentity } from '@treewarden/engine';
+import { identityKey, indexChildren, type ProcessEntry, type ProcessIdentity } from '@treewarden/engine';
 
 export interface Membership {
   readonly root: ProcessIdentity | null;
   /** Group and session of the root when first seen: members outside them "escaped". */
   readonly rootGroup: { readonly pgid: number; readonly sid: number } | null;
-  /** Re-reads membership from a fresh table (a full one, or the owned trees only). */
-  update(entries: ReadonlyMap<number, ProcessEntry>): void;
+  /**
+   * Re-reads membership from a fresh table (a full one, or the owned trees only). `children` is
+   * `indexChildren(entries)`, passed in when several memberships update from the same table.
+   */
+  update(entries: ReadonlyMap<number, ProcessEntry>, children?: ReadonlyMap<number, readonly number[]>): void;
   /** Latest entries of every member still present (zombies included: shown, counted as stopped). */
   entries(): readonly ProcessEntry[];
   /** Pids to refresh next time (the roots of `readTrees`). */
   pids(): number[];
   isMember(identity: ProcessIdentity): boolean;
   isEscaped(entry: ProcessEntry): boolean;
-}
-
-function indexChildren(entries: ReadonlyMap<number, ProcessEntry>): Map<number, ProcessEntry[]> {
-  const children = new Map<number, ProcessEntry[]>();
-  for (const entry of entries.values()) {
-    const siblings = children.get(entry.ppid);
-    if (siblings === undefined) children.set(entry.ppid, [entry]);
-    else siblings.push(entry);
-  }
-  return children;
 }
 
 /** `rootOf` is read at every update: a leased run's identity arrives after its record exists. */
@@ -41,7 +34,7 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
     get rootGroup() {
       return rootGroup;
     },
-    update(entries) {
+    update(entries, children = indexChildren(entries)) {
       const current = new Map<string, ProcessEntry>();
       for (const [key, old] of members) {
         const now = entries.get(old.pid);
@@ -55,11 +48,12 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
           rootGroup ??= { pgid: now.pgid, sid: now.sid };
         }
       }
-      const children = indexChildren(entries);
       const queue = [...current.values()];
       while (queue.length > 0) {
         const parent = queue.pop() as ProcessEntry;
-        for (const child of children.get(parent.pid) ?? []) {
+        for (const childPid of children.get(parent.pid) ?? []) {
+          const child = entries.get(childPid);
+          if (child === undefined) continue;
           const key = identityKey(child);
           if (current.has(key)) continue;
           current.set(key, child);
