@@ -3,8 +3,9 @@
  * state, uid), read fresh for every pid. Skipping cmdline and cwd keeps a revalidation read cheap
  * enough to repeat between signals. Other platforms must pass a TableReader.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readStatLite } from '../signal/proc-stat.js';
+import { listPids } from '../table/linux-stat.js';
 import type { ProcessEntry, ProcessTable, TableReader } from '../table/types.js';
 
 function readLeanEntry(pid: number): ProcessEntry | null {
@@ -35,10 +36,8 @@ function readLeanEntry(pid: number): ProcessEntry | null {
 
 export function readLeanProcTable(): ProcessTable {
   const entries = new Map<number, ProcessEntry>();
-  for (const name of readdirSync('/proc')) {
-    const code = name.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
-    const entry = readLeanEntry(Number(name));
+  for (const pid of listPids()) {
+    const entry = readLeanEntry(pid);
     if (entry !== null) entries.set(entry.pid, entry);
   }
   return { entries, readAtMs: Date.now() };

@@ -1,8 +1,9 @@
 /**
- * The few /proc/PID/stat fields signalling needs (state, ppid, pgid, start time), read fresh with
- * no caching: this is the identity check right before a signal, so it must not be stale.
+ * The few /proc/PID/stat fields signalling needs (state, ppid, pgid, sid, start time), read fresh
+ * with no caching: this is the identity check right before a signal, so it must not be stale.
+ * Parsing is the table's (`parseProcStat`); this is only the narrow view signalling depends on.
  */
-import { readFileSync } from 'node:fs';
+import { parseProcStat, readStatFields } from '../table/linux-stat.js';
 
 export interface StatLite {
   readonly state: string;
@@ -13,25 +14,15 @@ export interface StatLite {
   readonly startTime: string;
 }
 
-/** `comm` (field 2) may hold spaces and parentheses, so fields are counted from the last `)`. */
+function toLite(fields: ReturnType<typeof parseProcStat>): StatLite | null {
+  if (fields === null) return null;
+  return { state: fields.state, ppid: fields.ppid, pgid: fields.pgid, sid: fields.sid, startTime: fields.startTicks };
+}
+
 export function parseStatLite(text: string): StatLite | null {
-  const close = text.lastIndexOf(')');
-  if (close < 0) return null;
-  const rest = text.slice(close + 2).split(' ');
-  if (rest.length < 20) return null;
-  return {
-    state: rest[0] ?? '?',
-    ppid: Number(rest[1]),
-    pgid: Number(rest[2]),
-    sid: Number(rest[3]),
-    startTime: rest[19] ?? '',
-  };
+  return toLite(parseProcStat(text));
 }
 
 export function readStatLite(pid: number): StatLite | null {
-  try {
-    return parseStatLite(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return null;
-  }
+  return toLite(readStatFields(pid));
 }
