@@ -7,9 +7,8 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listLeases } from '../../../packages/engine/src/lease/registry.js';
-import { appendLedgerRecord } from '../../../packages/engine/src/ledger/append.js';
 import { RUN_ID_ENV } from '../../../packages/engine/src/run/types.js';
-import { createRunDir, ensureStateDir, type StatePaths } from '../../../packages/engine/src/state/state-dir.js';
+import { ensureStateDir, type StatePaths } from '../../../packages/engine/src/state/state-dir.js';
 import {
   fixturePath,
   isRunning,
@@ -17,6 +16,7 @@ import {
   makeTempDir,
   REPORT_ENV,
   readReportedPids,
+  recordPastRun,
   spawnFixture,
   useProcessTracker,
   waitFor,
@@ -115,27 +115,7 @@ describe('treewarden run --lease / history / orphans', () => {
     async () => {
       const paths = stateHome();
       const runId = `run-cli-leak-${process.pid}-${Date.now()}`;
-      const runDir = createRunDir(paths, runId);
-      const by = { role: 'test' as const, pid: process.pid };
-      appendLedgerRecord(
-        paths.ledgerFile,
-        { kind: 'run_start', runId, command: 'x', args: [], cwd: runDir, runDir, pid: null, startTime: null },
-        by,
-      );
-      appendLedgerRecord(
-        paths.ledgerFile,
-        {
-          kind: 'run_end',
-          runId,
-          classification: 'ok',
-          exitCode: 0,
-          signal: null,
-          durationMs: 1,
-          killAttempts: 0,
-          survivors: [],
-        },
-        by,
-      );
+      const runDir = recordPastRun(paths, runId, { command: 'x' });
       tracker.trackEnvMarker(RUN_ID_ENV, runId);
       const leaked = spawnFixture(tracker, 'setsid-escape.mjs', [], {
         detached: true,

@@ -1,9 +1,8 @@
 /** Shared by the host tests: a host on a private state dir, and waiting for its events. */
-import { appendLedgerRecord } from '@treewarden/engine/ledger/index';
 import { statePaths } from '@treewarden/engine/state/index';
 import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
 import { afterEach, expect } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../engine/test/helpers/index.js';
+import { makeTempDir, recordPastRun, removeTempDir } from '../../engine/test/helpers/index.js';
 import { waitFor } from '../../engine/test/helpers/wait-for.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
@@ -79,25 +78,9 @@ export function expectOk<T>(result: { ok: true; result: unknown } | { ok: false;
 }
 
 /** Writes a run's start and end to the ledger of `stateDir`: the run is over on record. */
+/** A run this host's ledger says is over, as an earlier session would have left it. */
 export function recordEndedRun(stateDir: string, runId: string): void {
-  const { ledgerFile } = statePaths(stateDir);
-  const actor = { role: 'test' as const, pid: process.pid };
-  appendLedgerRecord(
-    ledgerFile,
-    { kind: 'run_start', runId, command: 'node', args: [], cwd: stateDir, pid: null, startTime: null },
-    actor,
-  );
-  const end = {
-    kind: 'run_end' as const,
-    runId,
-    classification: 'ok' as const,
-    exitCode: 0,
-    signal: null,
-    durationMs: 1,
-    killAttempts: 0,
-    survivors: [],
-  };
-  appendLedgerRecord(ledgerFile, end, actor);
+  recordPastRun(statePaths(stateDir), runId, { command: 'node' });
 }
 
 /** Every event the host pushed must pass the protocol schema the UI validates with. */

@@ -10,5 +10,6 @@
  */
 export * from './fake-world.js';
 export * from './fixtures.js';
+export * from './past-run.js';
 export * from './process-tracker.js';
 export * from './wait-for.js';

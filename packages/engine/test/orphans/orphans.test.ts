@@ -7,17 +7,17 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listLeases } from '../../src/lease/registry.js';
-import { appendLedgerRecord } from '../../src/ledger/append.js';
 import { readLedger } from '../../src/ledger/read.js';
 import { cleanOrphans, survivorsOf } from '../../src/orphans/clean-orphans.js';
 import { findOrphans } from '../../src/orphans/find-orphans.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
-import { createRunDir, ensureStateDir, type StatePaths, statePaths } from '../../src/state/state-dir.js';
+import { ensureStateDir, type StatePaths, statePaths } from '../../src/state/state-dir.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import {
   isRunning,
   makeTempDir,
   readReportedPids,
+  recordPastRun,
   spawnFixture,
   useProcessTracker,
   waitFor,
@@ -39,34 +39,6 @@ function stateHome(): StatePaths {
   return ensureStateDir(home);
 }
 
-const me = { role: 'test' as const, pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '' };
-
-function recordRun(paths: StatePaths, runId: string, ended: boolean): string {
-  const runDir = createRunDir(paths, runId);
-  appendLedgerRecord(
-    paths.ledgerFile,
-    { kind: 'run_start', runId, command: 'fixture', args: [], cwd: runDir, runDir, pid: null, startTime: null },
-    me,
-  );
-  if (ended) {
-    appendLedgerRecord(
-      paths.ledgerFile,
-      {
-        kind: 'run_end',
-        runId,
-        classification: 'ok',
-        exitCode: 0,
-        signal: null,
-        durationMs: 5,
-        killAttempts: 0,
-        survivors: [],
-      },
-      me,
-    );
-  }
-  return runDir;
-}
-
 describe('orphans', () => {
   const tracker = useProcessTracker();
 
@@ -75,9 +47,9 @@ describe('orphans', () => {
     async () => {
       const paths = stateHome();
       const runId = `run-leak-${process.pid}-${Date.now()}`;
-      const runDir = recordRun(paths, runId, true);
+      const runDir = recordPastRun(paths, runId);
       const liveRunId = `run-live-${process.pid}-${Date.now()}`;
-      recordRun(paths, liveRunId, false);
+      recordPastRun(paths, liveRunId, { ended: false });
       tracker.trackEnvMarker(RUN_ID_ENV, runId);
       tracker.trackEnvMarker(RUN_ID_ENV, liveRunId);
       const tree = spawnFixture(tracker, 'spawn-children.mjs', ['--detached', '2', 'run-forever.mjs', 'leaked'], {
