@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRunning, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
-import { createScriptedKillOwner } from './stub-owner.js';
+import { createFailingKillOwner } from './stub-owner.js';
 
 describe('descendants left behind by a root that exits', () => {
   const tracker = useProcessTracker();
@@ -37,18 +37,7 @@ describe('descendants left behind by a root that exits', () => {
       { ...nodeFixture('setsid-escape.mjs', ['--exit']), env },
       {
         // Scripted: the kill reports failure and signals nothing, as a tree that will not die.
-        createOwner: (root, options) =>
-          createScriptedKillOwner(root, options, (owner) => ({
-            result: 'kill_failed',
-            target: root,
-            attempts: 2,
-            killed: [],
-            survivors: owner.members(),
-            timeline: [],
-            error: 'tree outlived 2 attempts',
-            startedAtMs: Date.now(),
-            durationMs: 0,
-          })),
+        createOwner: createFailingKillOwner,
       },
     );
     const outcome = await run.outcome;

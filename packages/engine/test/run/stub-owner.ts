@@ -24,6 +24,21 @@ export function createScriptedKillOwner(
   return owner;
 }
 
+/** An owner whose every kill "fails": nothing is signalled and the live members are the survivors. */
+export function createFailingKillOwner(root: ProcessIdentity, options: TreeOwnerOptions): TreeOwner {
+  return createScriptedKillOwner(root, options, (owner) => ({
+    result: 'kill_failed',
+    target: root,
+    attempts: 2,
+    killed: [],
+    survivors: owner.members(),
+    timeline: [],
+    error: 'tree outlived 2 attempts',
+    startedAtMs: Date.now(),
+    durationMs: 0,
+  }));
+}
+
 function carriesCookie(pid: number, runId: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${RUN_ID_ENV}=${runId}`);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import { isRunning, readReportedPids, sleep, useProcessTracker, waitFor } from '../helpers/index.js';
 import { nodeFixture, nodeScript, startTracked, useFixtureEnv } from './run-helpers.js';
-import { createScriptedKillOwner } from './stub-owner.js';
+import { createFailingKillOwner } from './stub-owner.js';
 
 /** Long enough for a 50 ms heartbeat to beat several times if anything were still alive. */
 const QUIET_CHECK_MS = 400;
@@ -104,18 +104,7 @@ describe('run timeout and cancel', () => {
       {
         scheduleTimeout: timer.scheduleTimeout,
         // Scripted owner: claims both attempts failed and signals nothing, as a kill that does not take.
-        createOwner: (root, options) =>
-          createScriptedKillOwner(root, options, (owner) => ({
-            result: 'kill_failed',
-            target: root,
-            attempts: 2,
-            killed: [],
-            survivors: owner.members(),
-            timeline: [],
-            error: 'tree outlived 2 attempts',
-            startedAtMs: Date.now(),
-            durationMs: 0,
-          })),
+        createOwner: createFailingKillOwner,
       },
     );
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });
