@@ -85,8 +85,7 @@ export async function runSupervised(session: Session, plan: WorkerPlan): Promise
       // machine (a zombie that lives until its parent is signalled is then always witnessed).
       pollBeforeKill(session);
       session.step('ending the whole tree');
-    }
-    else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
+    } else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
   });
   const outcome = await run.outcome;
   unsubscribe();
