@@ -160,7 +160,7 @@ describe('treewarden serve', () => {
     expect(refused).toBe(true);
   });
 
-  it('serves the page only with the token, always with a strict CSP', async () => {
+  it('serves the page shell with the right token or none, refuses a wrong one, always with a strict CSP', async () => {
     const page = await httpGet(served, `/?token=${served.token}`);
     expect(page.status).toBe(200);
     const csp = String(page.headers['content-security-policy']);
@@ -169,9 +169,15 @@ describe('treewarden serve', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    expect((await httpGet(served, '/')).status).toBe(401);
+    // No token: the shell is served (it holds no secret) so that a reload, whose token lives in
+    // sessionStorage, and the launch page, whose token rides in the fragment, both work.
+    const bare = await httpGet(served, '/');
+    expect(bare.status).toBe(200);
+    expect(bare.body).toBe(page.body);
+    expect(bare.headers['cache-control']).toBe('no-store');
     expect((await httpGet(served, '/?token=wrong')).status).toBe(401);
-    expect((await httpGet(served, '/../../../../etc/passwd')).status).toBe(404);
+    expect((await httpGet(served, `/?token=${served.token}&token=${served.token}`)).status).toBe(401);
+    expect((await httpGet(served, '/../../../../etc/passwd')).status).toBe(400);
   });
 
   it('serves the built assets the page names without the token, under the same CSP', async () => {
