@@ -62,6 +62,12 @@ function cmdlinesContaining(secret: string): string[] {
   return found;
 }
 
+/** A pid no process has now: the launch page of a serve that died without cleaning up. */
+function deadPid(): number {
+  for (let pid = 4_000_000; pid > 1; pid -= 7919) if (!existsSync(`/proc/${pid}`)) return pid;
+  throw new Error('every probed pid is alive');
+}
+
 async function releaseOpener(opener: Opener): Promise<void> {
   writeFileSync(opener.stopFile, '');
   if (!existsSync(opener.pidFile)) return;
@@ -91,7 +97,11 @@ describe.skipIf(process.platform !== 'linux')('serve opens the browser without t
   it(
     'passes only the path of a 0600 page in a 0700 directory, and deletes the page when it stops',
     async () => {
-      const { served, opener } = await start();
+      const stale = `serve-${deadPid()}-0123abcd.html`;
+      const { served, opener } = await start((stateDir) => {
+        mkdirSync(join(stateDir, LAUNCH_DIR_NAME), { mode: 0o700 });
+        writeFileSync(join(stateDir, LAUNCH_DIR_NAME, stale), 'left by a serve that was SIGKILLed');
+      });
       await waitFor(() => existsSync(opener.pidFile), { timeoutMs: SERVE_START_WAIT_MS, description: 'the opener' });
       const argv = readFileSync(opener.argvFile, 'utf8').trim().split('\n');
       expect(argv).toEqual([expect.stringContaining(join(served.stateDir, LAUNCH_DIR_NAME))]);
@@ -104,6 +114,7 @@ describe.skipIf(process.platform !== 'linux')('serve opens the browser without t
       expect(statSync(page).mode & 0o777).toBe(0o600);
       expect(statSync(join(served.stateDir, LAUNCH_DIR_NAME)).mode & 0o777).toBe(0o700);
       expect(readFileSync(page, 'utf8')).toContain(`/#token=${served.token}`);
+      expect(existsSync(join(served.stateDir, LAUNCH_DIR_NAME, stale))).toBe(false);
 
       expect(await served.stop()).toBe(0);
       expect(existsSync(page)).toBe(false);

@@ -5,7 +5,7 @@
  * path. It lives in a private `launch/` directory of the state dir and is deleted when serve stops.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LAUNCH_DIR_NAME = 'launch';
@@ -57,8 +57,31 @@ function ensurePrivateDir(stateRoot: string): string {
   return dir;
 }
 
+const LAUNCH_FILE_PATTERN = /^serve-(\d+)-[0-9a-f]+\.html$/;
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Pages left by a serve that died without cleaning up (SIGKILL, power loss). Their tokens died
+ * with it, so this is tidiness, not safety: a reused pid merely keeps a dead page a while longer.
+ */
+function removeStalePages(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = LAUNCH_FILE_PATTERN.exec(name)?.[1];
+    if (pid !== undefined && !isProcessAlive(Number(pid))) rmSync(join(dir, name), { force: true });
+  }
+}
+
 export function writeLaunchPage(stateRoot: string, target: string): LaunchPage {
   const dir = ensurePrivateDir(stateRoot);
+  removeStalePages(dir);
   const path = join(dir, `serve-${process.pid}-${randomBytes(NAME_RANDOM_BYTES).toString('hex')}.html`);
   // 'wx' is O_CREAT|O_EXCL: never follows a planted symlink, never reuses someone's file.
   const fd = openSync(path, 'wx', LAUNCH_FILE_MODE);
