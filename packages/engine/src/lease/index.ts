@@ -1,4 +1,5 @@
 export { type Containment, createContainment } from './containment.js';
+export type { GuardianLoss } from './guardian-loss.js';
 export { GUARDIAN_ENTRY, GUARDIAN_READY_TIMEOUT_MS, guardianLogPath } from './guardian-process.js';
 export { type EndSummary, RUNS_END_WAIT_MS, SWEEP_ROUNDS } from './guardian-sweep.js';
 export type { LeaseRun } from './lease-run.js';
