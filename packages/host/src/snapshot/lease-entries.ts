@@ -47,6 +47,7 @@ function ownEntry(context: HostContext, lease: HostLease, released: boolean): Le
     holder: lease.holder,
     holderCommand: context.selfCommand,
     holderState: released ? 'released' : 'alive',
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: runsOf(context, lease.id),
   };
@@ -59,6 +60,7 @@ function foreignEntry(context: HostContext, lease: ForeignLease): LeaseEntry {
     holder: lease.holder,
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: lease.runs.map((run) => recordForeignRun(context, lease.id, run)),
   };
