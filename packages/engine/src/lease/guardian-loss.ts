@@ -51,7 +51,10 @@ export function takeOverRuns(
     const local =
       spec === undefined ? null : run.takeOver((root, spawnedAtMs) => adoptOne(context, spec, root, spawnedAtMs));
     if (local === null) {
+      if (run.phase === 'ended') continue;
       run.abandon(`lease guardian ${context.guardian.pid} died before the run's root was reported`);
+      // Recorded as over, so that the orphan scan reports whatever of it may have started.
+      void run.outcome.then((outcome) => recordTakenOverEnd(context, outcome));
       continue;
     }
     taken.push(local);

@@ -4,6 +4,7 @@ export { GUARDIAN_ENTRY, GUARDIAN_READY_TIMEOUT_MS, guardianLogPath } from './gu
 export { type EndSummary, RUNS_END_WAIT_MS, SWEEP_ROUNDS } from './guardian-sweep.js';
 export type { LeaseRun } from './lease-run.js';
 export {
+  GUARDIAN_EXIT_AFTER_DISCONNECT_MS,
   generateId,
   type Lease,
   type OpenLeaseOptions,

@@ -22,6 +22,8 @@ import { becomeSubreaper, type ChildWaiter } from './subreaper-linux.js';
 
 /** Release waits this long for the guardian to end every run (grace + kill retries) and exit. */
 export const RELEASE_WAIT_MS = 30_000;
+/** After the guardian's channel closed, how long its exit may take before it counts as lost anyway. */
+export const GUARDIAN_EXIT_AFTER_DISCONNECT_MS = 5000;
 
 export interface OpenLeaseOptions {
   readonly name: string;
@@ -134,7 +136,14 @@ function createLease(
   // The guardian's channel closes the instant it dies. Keep the loop alive until 'exit' says how
   // it ended (an unref'd child alone would let this process exit with its runs unsupervised).
   child.on('disconnect', () => {
-    if (exited === null) child.ref();
+    if (exited !== null) return;
+    child.ref();
+    // A guardian that closed its channel yet lives can no longer report: supervise without it.
+    const timer = setTimeout(() => {
+      child.unref();
+      onLoss(null, null);
+    }, GUARDIAN_EXIT_AFTER_DISCONNECT_MS);
+    child.once('exit', () => clearTimeout(timer));
   });
   child.on('exit', (code, signal) => {
     exited = { code };
