@@ -167,7 +167,7 @@ function createLease(
     }
     for (const run of runs.values()) if (!lost.taken.some((taken) => taken.id === run.id)) runs.delete(run.id);
     holdLoop();
-    for (const listener of lossListeners) listener(lost.loss);
+    for (const listener of lossListeners) notifyQuietly(listener, lost.loss);
   }
 
   return {
@@ -183,13 +183,14 @@ function createLease(
       return lost?.loss ?? null;
     },
     onGuardianLost(listener) {
-      if (lost !== null) listener(lost.loss);
+      if (lost !== null) notifyQuietly(listener, lost.loss);
       else lossListeners.add(listener);
       return () => lossListeners.delete(listener);
     },
     startRun(spec) {
-      if (released !== null || exited !== null) {
-        throw new Error(`lease ${config.leaseId} is ${released ? 'released' : 'over'}; open a new lease to start runs`);
+      if (released !== null || exited !== null || lost !== null) {
+        const state = released !== null ? 'released' : lost !== null ? 'without its guardian' : 'over';
+        throw new Error(`lease ${config.leaseId} is ${state}; open a new lease to start runs`);
       }
       // Refuse a bad spec here, synchronously, exactly as a local startRun would.
       validateRunSpec(spec);
@@ -214,6 +215,15 @@ function createLease(
       return released;
     },
   };
+}
+
+/** A faulty listener must not stop the takeover. */
+function notifyQuietly(listener: (loss: GuardianLoss) => void, loss: GuardianLoss): void {
+  try {
+    listener(loss);
+  } catch {
+    // The runs are supervised either way.
+  }
 }
 
 /** A guardian that already exited reports through `exit`; a failed send adds nothing. */
