@@ -69,6 +69,7 @@ function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => Process
         endedAtMs: epochOf(run.endedAt),
         classification: (run.classification as Classification | undefined) ?? null,
         timeoutSeconds: null,
+        ...(run.kept === undefined ? {} : { kept: run.kept }),
       }),
     ),
   };

@@ -68,6 +68,8 @@ export interface ForeignRun {
   readonly endedAtMs: number | null;
   readonly classification: Classification | null;
   readonly timeoutSeconds: number | null;
+  /** Descendants the run kept on purpose (`--keep-descendants`): no longer the run's, never leaked. */
+  readonly kept?: readonly ProcessIdentity[];
 }
 
 export interface Orphan {

@@ -32,6 +32,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
     };
     context.runs.set(run.runId, record);
   }
+  if (run.kept !== undefined) record.membership.release(run.kept);
   if (run.endedAtMs !== null) {
     record.phase = 'ended';
     record.endedAtMs = run.endedAtMs;
