@@ -63,6 +63,9 @@ export function adoptRootProcess(options: AdoptedRootOptions): RootProcess {
     if (entry === null || entry.startTime !== identity.startTime || isZombie(entry)) unknownEnd();
   };
   const timer = setInterval(check, options.pollMs ?? ADOPTED_ROOT_POLL_MS);
+  // The run's own timers hold the process while it is supervised; a root that never ends (stuck
+  // in uninterruptible sleep after kill_failed) must not keep a harness alive forever.
+  timer.unref();
   check();
 
   return {
