@@ -104,6 +104,8 @@ export const leaseViewSchema = z.object({
   holder: identitySchema.nullable(),
   holderCommand: z.string(),
   holderState: holderStateSchema,
+  /** The guardian died while the holder lived: the holder supervises the runs itself now. */
+  guardianLost: z.boolean().optional(),
   createdAtMs: epochMs,
   runs: z.array(runViewSchema),
   liveCount: z.number().int().nonnegative(),

@@ -33,6 +33,8 @@ export interface RunIndex {
   readonly guardians: ReadonlySet<number>;
   /** Dead holders that led their own session, by session id (see MembershipQuery.deadSessions). */
   readonly deadSessions: ReadonlyMap<number, DeadSession>;
+  /** Descendants runs kept on purpose (`keepDescendants`): never leaks. */
+  readonly kept: readonly ProcessIdentity[];
 }
 
 interface Draft {
@@ -60,6 +62,7 @@ export function buildRunIndex(
   now: number = Date.now(),
 ): RunIndex {
   const drafts = new Map<string, Draft>();
+  const kept: ProcessIdentity[] = [];
   const draftOf = (runId: string): Draft => {
     let draft = drafts.get(runId);
     if (draft === undefined) {
@@ -79,6 +82,7 @@ export function buildRunIndex(
         record.by.startTime !== undefined && isAlive({ pid: record.by.pid, startTime: record.by.startTime });
     } else if (record.kind === 'run_end') {
       draftOf(record.runId).ended = `run ended (${record.classification}) at ${record.at}`;
+      kept.push(...(record.kept ?? []));
     }
   }
   const deadLeases = new Map<string, string>();
@@ -101,6 +105,7 @@ export function buildRunIndex(
       deadSessions.set(session.sid, { leaseId: status.lease.id, holder: status.lease.holder });
     }
     for (const run of status.lease.runs) {
+      kept.push(...(run.kept ?? []));
       const draft = draftOf(run.runId);
       draft.leaseId = status.lease.id;
       draft.runDir ??= run.runDir;
@@ -117,7 +122,7 @@ export function buildRunIndex(
     const over = draft.ended ?? leaseOver ?? orphaned;
     runs.set(runId, { runId, leaseId: draft.leaseId, runDir: draft.runDir, root: draft.root, over });
   }
-  return { runs, deadLeases, liveLeases, guardians, deadSessions };
+  return { runs, deadLeases, liveLeases, guardians, deadSessions, kept };
 }
 
 function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now: number): void {

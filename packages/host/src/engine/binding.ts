@@ -57,6 +57,7 @@ function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => Process
     holder: lease.holder,
     holderCommand: holder?.args.join(' ') || `pid ${lease.holder.pid} (exited)`,
     holderState: HOLDER_STATES[status.state],
+    ...(lease.guardianLostAt === undefined ? {} : { guardianLost: true }),
     createdAtMs: epochOf(lease.createdAt) ?? 0,
     runs: lease.runs.map(
       (run): ForeignRun => ({
@@ -68,6 +69,7 @@ function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => Process
         endedAtMs: epochOf(run.endedAt),
         classification: (run.classification as Classification | undefined) ?? null,
         timeoutSeconds: null,
+        ...(run.kept === undefined ? {} : { kept: run.kept }),
       }),
     ),
   };

@@ -121,6 +121,9 @@ export async function openHostLease(name: string, stateDir: string): Promise<Hos
     name: lease.name,
     holder: selfIdentity(),
     createdAtMs: Date.now(),
+    get guardianLost() {
+      return lease.guardianLost !== null;
+    },
     async startRun(spec) {
       const run = startLeased(lease, spec, started);
       const hostRun = toHostRun(lease, run, spec);

@@ -37,6 +37,8 @@ export interface HostLease {
   readonly name: string;
   readonly holder: ProcessIdentity;
   readonly createdAtMs: number;
+  /** True once the guardian died while this host held the lease (the host supervises its runs). */
+  readonly guardianLost?: boolean;
   /** Resolves once the guardian reported the run's start (identity known, or the launch failed). */
   startRun(spec: RunSpec): Promise<HostRun>;
   startScenario(name: string, naive: boolean, onRun: (run: HostRun) => void): HostScenario;
@@ -51,6 +53,8 @@ export interface ForeignLease {
   readonly holder: ProcessIdentity;
   readonly holderCommand: string;
   readonly holderState: HolderState;
+  /** The lease file records that the guardian died while the holder lived. */
+  readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly ForeignRun[];
 }
@@ -64,6 +68,8 @@ export interface ForeignRun {
   readonly endedAtMs: number | null;
   readonly classification: Classification | null;
   readonly timeoutSeconds: number | null;
+  /** Descendants the run kept on purpose (`--keep-descendants`): no longer the run's, never leaked. */
+  readonly kept?: readonly ProcessIdentity[];
 }
 
 export interface Orphan {

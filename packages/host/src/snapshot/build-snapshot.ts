@@ -10,6 +10,7 @@ export interface LeaseEntry {
   readonly holder: { readonly pid: number; readonly startTime: string } | null;
   readonly holderCommand: string;
   readonly holderState: HolderState;
+  readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly RunRecord[];
 }
@@ -63,6 +64,7 @@ function buildLeaseView(lease: LeaseEntry, cpu: ReadonlyMap<string, number>): Le
     holder: lease.holder === null ? null : { pid: lease.holder.pid, startTime: lease.holder.startTime },
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs,
     liveCount: runs.filter((run) => run.phase !== 'ended').reduce((sum, run) => sum + liveOf(run), 0),

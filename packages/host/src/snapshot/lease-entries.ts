@@ -32,6 +32,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
     };
     context.runs.set(run.runId, record);
   }
+  if (run.kept !== undefined) record.membership.release(run.kept);
   if (run.endedAtMs !== null) {
     record.phase = 'ended';
     record.endedAtMs = run.endedAtMs;
@@ -47,6 +48,7 @@ function ownEntry(context: HostContext, lease: HostLease, released: boolean): Le
     holder: lease.holder,
     holderCommand: context.selfCommand,
     holderState: released ? 'released' : 'alive',
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: runsOf(context, lease.id),
   };
@@ -59,6 +61,7 @@ function foreignEntry(context: HostContext, lease: ForeignLease): LeaseEntry {
     holder: lease.holder,
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: lease.runs.map((run) => recordForeignRun(context, lease.id, run)),
   };
