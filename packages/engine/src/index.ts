@@ -8,6 +8,13 @@ export * from './orphans/index.js';
 export * from './ownership/index.js';
 export * from './run/index.js';
 export {
+  currentRuntime,
+  type NodeCommand,
+  type NodeRuntime,
+  nodeCommand,
+  RUN_AS_NODE_ENV,
+} from './runtime/node-command.js';
+export {
   findScenario,
   listScenarios,
   runScenario,
