@@ -70,7 +70,8 @@ describe('under a stand-in Electron binary', () => {
       expect(child.exitCode, err).toBe(0);
       const report = JSON.parse(out);
       expect(report.runtime).toEqual({ execPath: electron.binary, electron: '45.5.0' });
-      for (const scenario of report.scenarios) expect(scenario, JSON.stringify(scenario)).toMatchObject({ passed: true });
+      for (const scenario of report.scenarios)
+        expect(scenario, JSON.stringify(scenario)).toMatchObject({ passed: true });
       expect(report.scenarios).toHaveLength(SCENARIOS.length);
       expect(report.guardian).toEqual({ released: true });
       expect(report.scriptRun).toEqual({ classification: 'error', exitCode: 7 });
