@@ -4,6 +4,7 @@
  * on top of the renderer's own meta tag.
  */
 import { app, type Session, shell, type WebContents } from 'electron';
+import { externalLinkToOpen, isRendererUrl } from '../node/navigation-policy.js';
 
 export const ELECTRON_CSP = [
   "default-src 'self'",
@@ -27,14 +28,18 @@ export function hardenSession(session: Session): void {
 }
 
 function lockDown(contents: WebContents, rendererFileUrl: string): void {
-  contents.on('will-navigate', (event, url) => {
-    if (!url.startsWith(rendererFileUrl)) event.preventDefault();
+  contents.on('will-navigate', (event) => {
+    if (!isRendererUrl(event.url, rendererFileUrl)) event.preventDefault();
+  });
+  contents.on('will-frame-navigate', (event) => {
+    if (!isRendererUrl(event.url, rendererFileUrl)) event.preventDefault();
   });
   contents.on('will-redirect', (event) => event.preventDefault());
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    // Links to docs open in the user's browser, never inside the app.
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    // Never a window inside the app; an allowlisted link opens in the user's browser.
+    const external = externalLinkToOpen(url);
+    if (external !== null) void shell.openExternal(external);
     return { action: 'deny' };
   });
 }

@@ -10,6 +10,8 @@ export interface WindowOptions {
   readonly rendererIndexPath: string;
   readonly stateFile: string;
   readonly iconPath: string;
+  /** Called once the window was shown (the start script's ready signal). */
+  readonly onShown?: () => void;
 }
 
 function currentState(window: BrowserWindow): WindowState {
@@ -57,7 +59,10 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
     clearTimeout(timer);
     saveWindowState(options.stateFile, currentState(window));
   });
-  window.once('ready-to-show', () => window.show());
+  window.once('ready-to-show', () => {
+    window.show();
+    options.onShown?.();
+  });
   void window.loadFile(options.rendererIndexPath);
   return window;
 }

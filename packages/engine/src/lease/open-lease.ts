@@ -29,6 +29,12 @@ export interface OpenLeaseOptions {
   readonly stateDir?: string;
   /** `inherit`: runs with `output: 'inherit' | 'tee'` write to this process's stdout/stderr. */
   readonly guardianOutput?: 'inherit' | 'ignore';
+  /**
+   * Base environment of the guardian and of every run (each run's `env` goes on top); default
+   * this process's, read at each start. A holder whose own environment carries packaging
+   * artefacts (an app inside an AppImage) passes the user's environment here.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 export interface ReleaseResult {
@@ -65,9 +71,9 @@ export async function openLease(options: OpenLeaseOptions): Promise<Lease> {
     ...(options.holder !== undefined ? { holderLabel: options.holder } : {}),
     ...(self !== null ? { holderSession: { sid: self.sid, pgid: self.pgid } } : {}),
   };
-  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit');
+  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit', options.environment ?? process.env);
   const ready = await waitForReady(child);
-  return createLease(config, child, ready.guardian, ready.subreaper);
+  return createLease(config, child, ready.guardian, ready.subreaper, () => options.environment ?? currentEnv());
 }
 
 function createLease(
@@ -75,6 +81,7 @@ function createLease(
   child: ChildProcess,
   guardian: ProcessIdentity,
   subreaper: boolean,
+  baseEnvironment: () => Readonly<Record<string, string>>,
 ): Lease {
   const leasePipe = child.stdio[3] as Socket;
   const runs = new Map<string, LeaseRun>();
@@ -123,7 +130,7 @@ function createLease(
       const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
       runs.set(runId, run);
       holdLoop();
-      const env = { ...currentEnv(), ...spec.env };
+      const env = { ...baseEnvironment(), ...spec.env };
       const cwd = spec.cwd !== undefined ? resolve(spec.cwd) : undefined;
       sendQuietly(child, { t: 'start', runId, spec: { ...spec, runId, env, ...(cwd !== undefined ? { cwd } : {}) } });
       return run;

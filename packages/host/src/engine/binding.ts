@@ -24,6 +24,12 @@ export const ENDED_LEASE_VISIBLE_MS = 10 * 60_000;
 export interface EnginePortOptions {
   /** State dir (ledger, leases, run dirs); default `$TREEWARDEN_HOME`, then XDG state. */
   readonly stateDir?: string;
+  /**
+   * Base environment of the lease's guardian and of every run it starts (each run's own variables
+   * go on top); default this process's. The desktop app passes the user's environment without
+   * its packaging artefacts (AppImage, Electron).
+   */
+  readonly runEnvironment?: Readonly<Record<string, string>>;
 }
 
 const HOLDER_STATES: Record<LeaseStatus['state'], HolderState> = {
@@ -125,7 +131,7 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
   const leaseFiles = createLeaseFileCache();
   return {
-    openLease: (name) => openHostLease(name, paths.root),
+    openLease: (name) => openHostLease(name, paths.root, options.runEnvironment),
     async killTree(target, request) {
       const outcome = await killTree(target, {
         reader: request.reader,
