@@ -12,6 +12,7 @@ import {
 } from '@treewarden/engine';
 import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
+import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
 import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
@@ -130,7 +131,11 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const paths = ensureStateDir(options.stateDir ?? resolveStateDir());
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
   const leaseFiles = createLeaseFileCache();
+  const warnings = capabilityWarnings(readNativeCapabilities());
+  // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
+  for (const warning of warnings) console.warn(`treewarden: ${warning}`);
   return {
+    warnings,
     openLease: (name) => openHostLease(name, paths.root, options.runEnvironment),
     async killTree(target, request) {
       const outcome = await killTree(target, {
