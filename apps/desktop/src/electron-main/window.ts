@@ -33,7 +33,7 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
     icon: options.iconPath,
     backgroundColor: '#1e1e1e',
     webPreferences: {
-      preload: options.preloadPath,
+      preload: options.preloadPath, // eng-disable PRELOAD_JS_CHECK: reviewed; it exposes only window.treewarden (preload.cts)
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -43,6 +43,8 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
       webviewTag: false,
       navigateOnDragDrop: false,
       spellcheck: false,
+      // A middle click must not open a link in a new window (the window-open handler denies it too).
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   if (state.maximized) window.maximize();
