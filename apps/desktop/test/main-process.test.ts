@@ -4,14 +4,17 @@
  * up and exits 1; a normal start keeps the window title under the main's control, signals
  * `npm start` once the window is shown, and on close ends the host before exiting 0.
  */
+import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir, removeTempDir } from '../../../packages/engine/test/helpers/fixtures.js';
 import { waitFor } from '../../../packages/engine/test/helpers/wait-for.js';
 import { readyFileArg } from '../src/node/ready-signal.js';
 import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The host's close (poller stop, no runs) on a loaded machine. */
 const CLOSE_WAIT_MS = 20_000;
 
@@ -67,6 +70,42 @@ describe('main process', () => {
     expect(standIn.calls).toEqual(['requestLock', 'quit']);
     expect(readFileSync(readyFile, 'utf8')).toBe('handed-over\n');
   });
+
+  it(
+    'every web contents may navigate only to the renderer file and opens no window or link',
+    async () => {
+      process.env.TREEWARDEN_HOME = dir;
+      const standIn = createElectronStandIn();
+      await loadMain(standIn);
+      let openHandler: ((details: { url: string }) => { action: string }) | null = null;
+      const contents = Object.assign(new EventEmitter(), {
+        setWindowOpenHandler: (handler: typeof openHandler) => {
+          openHandler = handler;
+        },
+      });
+      standIn.app.emit('web-contents-created', {}, contents);
+      const renderer = pathToFileURL(join(ROOT, 'apps/renderer/dist/index.html')).href;
+      const navigate = (url: string) => {
+        const event = Object.assign(recordedEvent(), { url });
+        contents.emit('will-navigate', event);
+        return event.prevented;
+      };
+      expect(navigate(`${renderer}#/system`)).toBe(false);
+      expect(navigate(`${renderer}.evil`)).toBe(true);
+      expect(navigate('https://example.com/')).toBe(true);
+      const redirect = recordedEvent();
+      contents.emit('will-redirect', redirect);
+      expect(redirect.prevented).toBe(true);
+      expect(openHandler).not.toBeNull();
+      expect(openHandler?.({ url: 'https://example.com/docs' })).toEqual({ action: 'deny' });
+      expect(standIn.calls.filter((call) => call.startsWith('openExternal'))).toEqual([]);
+      // The started app is closed again so its host does not outlive the test.
+      await waitFor(() => standIn.windows[0], { description: 'the window' });
+      standIn.windows[0]?.emit('closed');
+      await waitFor(() => standIn.calls.includes('exit 0'), { timeoutMs: CLOSE_WAIT_MS, description: 'exit 0' });
+    },
+    CLOSE_WAIT_MS + 10_000,
+  );
 
   it(
     'keeps the counts title against the page, signals the shown window, and ends the host before exit 0',
