@@ -101,6 +101,11 @@ describe('packaged app (electron-builder --linux dir)', () => {
       desktopName: 'treewarden.desktop',
       main: 'dist/main.js',
     });
+    // app.name (productName), the desktop entry's name and StartupWMClass come from these.
+    const config = readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8');
+    expect(config).toMatch(new RegExp(`^productName: ${manifest.productName}$`, 'm'));
+    expect(`${config.match(/^executableName: (\S+)$/m)?.[1]}.desktop`).toBe(manifest.desktopName);
+    expect(config).toMatch(/^linux:\n(?: {2}.*\n)*? {2}syncDesktopName: true$/m);
     for (const name of ['engine', 'host', 'protocol']) {
       expect(existsSync(join(appDir, 'node_modules/@treewarden', name, 'src')), `${name}/src`).toBe(false);
     }
