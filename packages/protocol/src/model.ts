@@ -128,6 +128,8 @@ export const snapshotSchema = z.object({
   leases: z.array(leaseViewSchema),
   orphans: z.array(orphanViewSchema),
   counts: z.object({ live: z.number().int().nonnegative(), leaked: z.number().int().nonnegative() }),
+  /** What the host cannot do here and the user must know (e.g. a native capability missing). */
+  warnings: z.array(z.string()).optional(),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 

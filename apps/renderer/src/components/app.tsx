@@ -12,6 +12,7 @@ import { Sidebar } from './sidebar';
 import { StartRunDialog } from './start-run';
 import { SystemView } from './system-view';
 import { ConnectionNotice, TopBar } from './top-bar';
+import { WarningBanner } from './warning-banner';
 
 function CurrentView() {
   const view = useAppStore((state) => state.view);
@@ -35,6 +36,7 @@ export function App() {
     <div className="app">
       <TopBar />
       <ConnectionNotice />
+      <WarningBanner />
       <OrphanBanner />
       <div className="body">
         <Sidebar />

@@ -39,6 +39,12 @@ export interface OpenLeaseOptions {
    * this process the parent of every orphan its other descendants leave. The CLI turns it on.
    */
   readonly holderSubreaper?: boolean;
+  /**
+   * Base environment of the guardian and of every run (each run's `env` goes on top); default
+   * this process's, read at each start. A holder whose own environment carries packaging
+   * artefacts (an app inside an AppImage) passes the user's environment here.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 export interface ReleaseResult {
@@ -85,9 +91,9 @@ export async function openLease(options: OpenLeaseOptions): Promise<Lease> {
   };
   // Before the guardian exists, so that its orphaned runs can only ever be re-parented here.
   const waiter = options.holderSubreaper === true ? becomeSubreaper() : null;
-  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit');
+  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit', options.environment ?? process.env);
   const ready = await waitForReady(child);
-  return createLease(config, child, ready.guardian, ready.subreaper, waiter);
+  return createLease(config, child, ready.guardian, ready.subreaper, waiter, () => options.environment ?? currentEnv());
 }
 
 function createLease(
@@ -96,6 +102,7 @@ function createLease(
   guardian: ProcessIdentity,
   subreaper: boolean,
   waiter: ChildWaiter | null,
+  baseEnvironment: () => Readonly<Record<string, string>>,
 ): Lease {
   const leasePipe = child.stdio[3] as Socket;
   const runs = new Map<string, LeaseRun>();
@@ -199,7 +206,7 @@ function createLease(
       const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
       runs.set(runId, run);
       holdLoop();
-      const env = { ...currentEnv(), ...spec.env };
+      const env = { ...baseEnvironment(), ...spec.env };
       const cwd = spec.cwd !== undefined ? resolve(spec.cwd) : undefined;
       sendQuietly(child, { t: 'start', runId, spec: { ...spec, runId, env, ...(cwd !== undefined ? { cwd } : {}) } });
       return run;

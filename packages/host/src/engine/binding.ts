@@ -12,6 +12,7 @@ import {
 } from '@treewarden/engine';
 import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
+import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
 import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
@@ -24,6 +25,12 @@ export const ENDED_LEASE_VISIBLE_MS = 10 * 60_000;
 export interface EnginePortOptions {
   /** State dir (ledger, leases, run dirs); default `$TREEWARDEN_HOME`, then XDG state. */
   readonly stateDir?: string;
+  /**
+   * Base environment of the lease's guardian and of every run it starts (each run's own variables
+   * go on top); default this process's. The desktop app passes the user's environment without
+   * its packaging artefacts (AppImage, Electron).
+   */
+  readonly runEnvironment?: Readonly<Record<string, string>>;
 }
 
 const HOLDER_STATES: Record<LeaseStatus['state'], HolderState> = {
@@ -126,8 +133,12 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const paths = ensureStateDir(options.stateDir ?? resolveStateDir());
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
   const leaseFiles = createLeaseFileCache();
+  const warnings = capabilityWarnings(readNativeCapabilities());
+  // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
+  for (const warning of warnings) console.warn(`treewarden: ${warning}`);
   return {
-    openLease: (name) => openHostLease(name, paths.root),
+    warnings,
+    openLease: (name) => openHostLease(name, paths.root, options.runEnvironment),
     async killTree(target, request) {
       const outcome = await killTree(target, {
         reader: request.reader,

@@ -113,8 +113,18 @@ function selfIdentity(): ProcessIdentity {
   return { pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '0' };
 }
 
-export async function openHostLease(name: string, stateDir: string): Promise<HostLease> {
-  const lease = await openLease({ name, holder: 'app', stateDir, guardianOutput: 'ignore' });
+export async function openHostLease(
+  name: string,
+  stateDir: string,
+  environment?: Readonly<Record<string, string>>,
+): Promise<HostLease> {
+  const lease = await openLease({
+    name,
+    holder: 'app',
+    stateDir,
+    guardianOutput: 'ignore',
+    ...(environment === undefined ? {} : { environment }),
+  });
   const started = new Set<LeaseRun>();
   return {
     id: lease.id,

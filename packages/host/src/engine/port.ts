@@ -87,6 +87,8 @@ export interface KillRequest {
 }
 
 export interface EnginePort {
+  /** Missing native capabilities and the like, shown on every snapshot (absent: none). */
+  readonly warnings?: readonly string[];
   openLease(name: string): Promise<HostLease>;
   /** The engine's revalidated tree kill: refuses when the target's identity changed. */
   killTree(target: ProcessIdentity, request: KillRequest): Promise<KillOutcome>;

@@ -21,6 +21,7 @@ export interface SnapshotInput {
   readonly cpuPercents: ReadonlyMap<string, number>;
   readonly pollIntervalMs: number;
   readonly now: number;
+  readonly warnings?: readonly string[];
 }
 
 function nodeOf(entry: ProcessEntry, record: RunRecord, cpu: ReadonlyMap<string, number>): ProcessNode {
@@ -87,5 +88,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
       live: leases.reduce((sum, lease) => sum + lease.liveCount, 0),
       leaked: leases.reduce((sum, lease) => sum + lease.leakedCount, 0) + extraOrphans,
     },
+    ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
   };
 }
