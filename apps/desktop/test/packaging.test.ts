@@ -106,10 +106,11 @@ describe('packaged app (electron-builder --linux dir)', () => {
     expect(config).toMatch(new RegExp(`^productName: ${manifest.productName}$`, 'm'));
     expect(`${config.match(/^executableName: (\S+)$/m)?.[1]}.desktop`).toBe(manifest.desktopName);
     expect(config).toMatch(/^linux:\n(?: {2}.*\n)*? {2}syncDesktopName: true$/m);
-    for (const name of ['engine', 'host', 'protocol']) {
+    for (const name of ['engine', 'host', 'protocol', 'scenarios']) {
       expect(existsSync(join(appDir, 'node_modules/@treewarden', name, 'src')), `${name}/src`).toBe(false);
     }
     expect(existsSync(join(appDir, 'node_modules/@treewarden/engine/fixtures/run-forever.mjs'))).toBe(true);
+    expect(existsSync(join(appDir, 'node_modules/@treewarden/scenarios/fixtures/fake-agent.mjs'))).toBe(true);
     expect(existsSync(join(appDir, 'src'))).toBe(false);
   });
 });

@@ -15,18 +15,6 @@ export {
   nodeCommand,
   RUN_AS_NODE_ENV,
 } from './runtime/node-command.js';
-export {
-  findScenario,
-  listScenarios,
-  runScenario,
-  type ScenarioExecution,
-  type ScenarioResult,
-  type ScenarioRunOptions,
-  type ScenarioStep,
-  type ScenarioSummary,
-  startScenario,
-  sweepScenario,
-} from './scenarios/index.js';
 export * from './signal/index.js';
 export * from './state/index.js';
 export * from './table/index.js';

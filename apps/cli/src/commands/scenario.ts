@@ -1,6 +1,6 @@
 /**
  * `treewarden scenario list [--json]` and `treewarden scenario run NAME [--naive] [--json]`: the
- * runaway-worker demos (packages/engine/src/scenarios). `run` narrates each step with its time,
+ * runaway-worker demos (packages/scenarios). `run` narrates each step with its time,
  * then compares the expected and the actual outcome; with `--json`, stdout carries exactly one
  * JSON object. Ctrl-C (or SIGTERM/SIGHUP) ends everything the scenario started before exiting;
  * with `--lease NAME` the runs are hosted by a lease guardian, which ends them even when this
@@ -22,7 +22,7 @@ import {
   sweepScenario,
   UnknownScenarioError,
   unavailableReason,
-} from '@treewarden/engine/scenarios/index';
+} from '@treewarden/scenarios';
 import { writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK, SIGNAL_EXIT_BASE } from '../exit-codes.js';
 import { type CliCommand, UsageError } from './command.js';

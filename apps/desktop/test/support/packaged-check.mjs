@@ -1,4 +1,5 @@
 // Run with Node from inside a packaged app (argv[2]: resources/app): loads the packaged engine
+// (and the scenario library, which lives in its own package)
 // exactly as the app and its guardian do, probes the native capabilities, opens a lease from
 // the packaged tree (its guardian is the packaged guardian-main.js) and prints one JSON object.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 const appDir = process.argv[2];
 const engineUrl = pathToFileURL(join(appDir, 'node_modules/@treewarden/engine/dist/index.js')).href;
 const engine = await import(engineUrl);
+const scenariosUrl = pathToFileURL(join(appDir, 'node_modules/@treewarden/scenarios/dist/index.js')).href;
+const scenarioLibrary = await import(scenariosUrl);
 const capabilities = engine.readNativeCapabilities();
 const stateDir = mkdtempSync(join(tmpdir(), 'tw-packaged-state-'));
 try {
@@ -25,7 +28,7 @@ try {
       capabilities,
       warnings: engine.capabilityWarnings(capabilities),
       guardian: { subreaper, exited: released.guardianExited },
-      scenarios: engine.listScenarios().length,
+      scenarios: scenarioLibrary.listScenarios().length,
     }),
   );
 } finally {

@@ -13,9 +13,9 @@ import {
 import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
 import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
-import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
+import { listScenarios } from '@treewarden/scenarios';
 import { openHostLease } from './lease-binding.js';
 import type { EnginePort, ForeignLease, ForeignRun, KillRequest } from './port.js';
 

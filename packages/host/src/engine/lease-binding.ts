@@ -12,7 +12,7 @@ import {
 } from '@treewarden/engine';
 import { type Lease, type LeaseRun, openLease } from '@treewarden/engine/lease/index';
 import { keepLastUtf8Bytes } from '@treewarden/engine/run/output-tail';
-import { startScenario } from '@treewarden/engine/scenarios/index';
+import { startScenario } from '@treewarden/scenarios';
 import type { HostLease, HostRun, HostScenario } from './port.js';
 
 /** The guardian answers a start with the run's identity; past this the run is reported as it is. */

@@ -3,8 +3,7 @@
  * lease), which enforces the timeout, ends the whole tree and classifies the outcome. The
  * narration follows the run's events and, once it ended, the kill's own timeline.
  */
-import type { KillOutcome } from '../kill/types.js';
-import type { RunOutcome, RunSpec } from '../run/types.js';
+import type { KillOutcome, RunOutcome, RunSpec } from '@treewarden/engine';
 import type { Session } from './session.js';
 import type { ScenarioOutcomeFacts, WorkerPlan } from './types.js';
 

@@ -6,11 +6,14 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readLeaseFile } from '../../lease/registry.js';
-import { RUN_ID_ENV } from '../../run/types.js';
-import { statePaths } from '../../state/state-dir.js';
-import { readProcEntry } from '../../table/linux-proc.js';
-import { isZombie, type ProcessIdentity } from '../../table/types.js';
+import {
+  isZombie,
+  type ProcessIdentity,
+  RUN_ID_ENV,
+  readLeaseFile,
+  readProcEntry,
+  statePaths,
+} from '@treewarden/engine';
 import { heartbeatQuietCheck, reportedCheck } from '../checks.js';
 import type { DriverTools, ScenarioContext, ScenarioDefinition, ScenarioOutcomeFacts } from '../types.js';
 

@@ -2,7 +2,7 @@
  * What running a scenario produced, and whether it matched its expectation. The CLI prints it
  * (`--json` verbatim), the app shows it, the tests assert on it.
  */
-import type { Classification } from '../run/types.js';
+import type { Classification } from '@treewarden/engine';
 import type { CensusEntry } from './census.js';
 import type { SweepResult } from './cleanup.js';
 import type {

@@ -4,8 +4,7 @@
  * tests. A definition says what goes wrong, what a naive tool does, what Treewarden does, what
  * outcome to expect, and the hard bounds the scenario must stay within.
  */
-import type { KillTimelineEntry } from '../kill/types.js';
-import type { Classification, Run, RunSpec } from '../run/types.js';
+import type { Classification, KillTimelineEntry, Run, RunSpec } from '@treewarden/engine';
 
 export interface ScenarioExpectation {
   readonly classification: Classification;
@@ -49,7 +48,7 @@ export interface ScenarioContext {
   readonly env: Readonly<Record<string, string>>;
   /** The command that runs a fixture script as Node here (under Electron: the app binary). */
   readonly node: string;
-  /** Absolute path of a fixture script in packages/engine/fixtures. */
+  /** Absolute path of a fixture script (packages/scenarios/fixtures, else the engine's shared set). */
   fixture(name: string): string;
 }
 

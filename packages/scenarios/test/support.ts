@@ -11,7 +11,7 @@ import {
   type ScenarioRunOptions,
   startScenario,
   sweepScenario,
-} from '../../src/scenarios/index.js';
+} from '../src/index.js';
 
 export const ESCAPE_SCENARIOS = [
   'grandchild-heartbeat',

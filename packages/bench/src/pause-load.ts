@@ -15,7 +15,7 @@ export const LOAD_EXIT_WAIT_MS = 30_000;
 export const LOAD_SPAWNERS = 8;
 const POLL_MS = 50;
 
-const PAUSE_TREE = fileURLToPath(new URL('../../fixtures/pause-tree.sh', import.meta.url));
+const PAUSE_TREE = fileURLToPath(new URL('../fixtures/pause-tree.sh', import.meta.url));
 
 export interface Load {
   /** Starts `branches` shells of `leaves` pausers (0 branches: `leaves` directly); resolves with the root pid. */

@@ -4,15 +4,19 @@
  * scenario whose cleanup never ran ends on its own.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeCommand } from '../runtime/node-command.js';
+import { nodeCommand } from '@treewarden/engine';
 import type { FixtureReport, ScenarioContext, ScenarioDefinition, ScenarioMode } from './types.js';
 
-/** packages/engine/fixtures, from src/scenarios or dist/scenarios alike. */
-export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+/** packages/scenarios/fixtures (the scenarios' own scripts), from src/ or dist/ alike. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
+/** The engine's fixture set, shared with its tests (exported as `@treewarden/engine/fixtures/*`). */
+const ENGINE_FIXTURE_SPECIFIER = '@treewarden/engine/fixtures/';
+const resolveFromHere = createRequire(import.meta.url);
 export const FIXTURE_REPORT_ENV = 'TREEWARDEN_FIXTURE_REPORT';
 export const FIXTURE_LIFETIME_ENV = 'TREEWARDEN_FIXTURE_MAX_LIFETIME_MS';
 /** Shell fixtures start Node through this (the environment carries what makes it run as Node). */
@@ -25,8 +29,11 @@ export interface Sandbox extends ScenarioContext {
   remove(): void;
 }
 
+/** A scenario's own fixture if it has one by that name, else the engine's shared one. */
 export function fixturePath(name: string): string {
-  return join(FIXTURES_DIR, name);
+  const own = join(FIXTURES_DIR, name);
+  if (existsSync(own)) return own;
+  return resolveFromHere.resolve(`${ENGINE_FIXTURE_SPECIFIER}${name}`);
 }
 
 function parseReports(text: string): FixtureReport[] {

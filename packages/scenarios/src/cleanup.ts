@@ -4,8 +4,9 @@
  * The cookie lets one kill reach every carrier, wherever it hid; processes found only by their
  * cwd (an environment cleared on purpose) get a kill of their own.
  */
-import { killTree } from '../kill/kill-tree.js';
-import type { KillOutcome } from '../kill/types.js';
+
+import type { KillOutcome } from '@treewarden/engine';
+import { killTree } from '@treewarden/engine';
 import { type CensusEntry, liveMembers, scanScenario } from './census.js';
 
 /** Sweeps before giving up: each one re-reads the census, so late forks are caught. */

@@ -6,9 +6,7 @@
  * engine cleans it up.
  */
 import { spawn } from 'node:child_process';
-import { createOutputTail } from '../run/output-tail.js';
-import { RUN_ID_ENV } from '../run/types.js';
-import { readProcTable } from '../table/linux-proc.js';
+import { createOutputTail, RUN_ID_ENV, readProcTable } from '@treewarden/engine';
 import type { Session } from './session.js';
 import type { ScenarioOutcomeFacts, WorkerPlan } from './types.js';
 

@@ -10,12 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findCookieCarriers } from '../ownership/cookie.js';
-import { readLeanProcTable } from '../ownership/proc-reader.js';
-import { createTreeOwner } from '../ownership/tree-owner.js';
-import { RUN_ID_ENV } from '../run/types.js';
-import { readStatLite } from '../signal/proc-stat.js';
-import type { ProcessIdentity } from '../table/types.js';
+import type { ProcessIdentity } from '@treewarden/engine';
+import { createTreeOwner, findCookieCarriers, RUN_ID_ENV, readLeanProcTable, readStatLite } from '@treewarden/engine';
 
 /** 1 root + 15 sleeps under it + 4 intermediates + 20 sessions × (leader + 3 sleeps) = 100. */
 export const TREE_SIZE = 100;

@@ -2,7 +2,7 @@
  * The state one scenario execution shares between its parts: the sandbox, the narration, the
  * watchdog, the runs it started, and the abort that bounds and interruptions trigger.
  */
-import type { Run, RunSpec } from '../run/types.js';
+import type { Run, RunSpec } from '@treewarden/engine';
 import type { ScenarioStep } from './result.js';
 import type { Sandbox } from './sandbox.js';
 import type { FixtureReport, ScenarioDefinition } from './types.js';

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../../engine/test/helpers/wait-for.js';
 import { findLeftovers, testTimeoutFor } from './support.js';
 
-const CLI = fileURLToPath(new URL('../../../../apps/cli/dist/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 const missing = existsSync(CLI) ? '' : ` [SKIPPED: ${CLI} is not built; run npx tsc -b]`;
 
 interface CliRun {

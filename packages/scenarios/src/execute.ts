@@ -4,8 +4,7 @@
  * `startScenario` returns at once with the run id and an `interrupt()` that the CLI's Ctrl-C
  * handler and the app's window-close call; `runScenario` awaits the result.
  */
-import { startRun as engineStartRun } from '../run/index.js';
-import { RUN_ID_ENV, type Run, type RunSpec } from '../run/types.js';
+import { startRun as engineStartRun, RUN_ID_ENV, type Run, type RunSpec } from '@treewarden/engine';
 import { findScenario } from './catalog.js';
 import { concludeScenario } from './conclude.js';
 import { runNaive } from './naive.js';

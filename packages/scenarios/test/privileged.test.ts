@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findScenario, unavailableReason } from '../../src/scenarios/index.js';
+import { findScenario, unavailableReason } from '../src/index.js';
 import {
   expectScenarioPassed,
   findLeftovers,

@@ -1,7 +1,7 @@
 /** Hard-to-end workers: ignored and trapped signals, zombies, fork loops, a photo finish. */
 import { describe, expect, it } from 'vitest';
-import { startScenario } from '../../src/scenarios/index.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../../engine/test/helpers/wait-for.js';
+import { startScenario } from '../src/index.js';
 import {
   expectScenarioPassed,
   findLeftovers,

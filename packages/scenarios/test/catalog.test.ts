@@ -1,13 +1,7 @@
 /** The catalog: one definition per scenario, complete, tested, and shaped as the protocol expects. */
 import { scenarioInfoSchema } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  findScenario,
-  listScenarios,
-  runScenario,
-  SCENARIOS,
-  UnknownScenarioError,
-} from '../../src/scenarios/index.js';
+import { findScenario, listScenarios, runScenario, SCENARIOS, UnknownScenarioError } from '../src/index.js';
 import { ESCAPE_SCENARIOS, OUTPUT_SCENARIOS, PRIVILEGED_SCENARIOS, SIGNAL_SCENARIOS } from './support.js';
 
 describe('scenario catalog', () => {

@@ -4,10 +4,9 @@
  * among them) against the full snapshot, and the CPU cost of polling each once a second.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { clockTicks, createLinuxReader, listPids, readProcText } from '@treewarden/engine';
 import pidtree from 'pidtree';
 import psList from 'ps-list';
-import { createLinuxReader } from '../table/linux-reader.js';
-import { clockTicks, listPids, readProcText } from '../table/linux-stat.js';
 import { createLoad } from './pause-load.js';
 import {
   type Contender,

@@ -5,9 +5,7 @@
  * (a zombie's environ and cwd are gone). This is the survivor scan the tests assert on.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readRunCookies } from '../ownership/cookie.js';
-import { parseProcStat } from '../table/linux-proc.js';
-import { isZombie } from '../table/types.js';
+import { isZombie, parseProcStat, readRunCookies } from '@treewarden/engine';
 
 export interface CensusEntry {
   readonly pid: number;
