@@ -9,8 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { appendLedgerRecord } from '@treewarden/engine/ledger/append';
-import { createRunDir, ensureStateDir, resolveStateDir } from '@treewarden/engine/state/state-dir';
+import { appendLedgerRecord, createRunDir, ensureStateDir, resolveStateDir } from '@treewarden/engine';
 import { HOME_ENV } from './env';
 import { fixture } from './ui';
 

@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveStateDir } from '@treewarden/engine/state/index';
+import { resolveStateDir } from '@treewarden/engine';
 import { createEngineHost, createEnginePort, type EngineHost } from '@treewarden/host';
 import { app, type BrowserWindow, dialog, session } from 'electron';
 import { registerIpc } from './electron-main/ipc.js';

@@ -4,7 +4,7 @@
  * gains a value the other lacks, this file stops compiling and the error names the value.
  * Type-only: nothing here exists at run time.
  */
-import type { CLASSIFICATIONS as ENGINE_CLASSIFICATIONS } from '@treewarden/engine/run/types';
+import type { CLASSIFICATIONS as ENGINE_CLASSIFICATIONS } from '@treewarden/engine';
 import type { CLASSIFICATIONS as PROTOCOL_CLASSIFICATIONS } from '@treewarden/protocol';
 
 type EngineClassification = (typeof ENGINE_CLASSIFICATIONS)[number];

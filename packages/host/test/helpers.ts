@@ -1,5 +1,5 @@
 /** Shared by the host tests: a host on a private state dir, and waiting for its events. */
-import { statePaths } from '@treewarden/engine/state/index';
+import { statePaths } from '@treewarden/engine';
 import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
 import { afterEach, expect } from 'vitest';
 import { makeTempDir, recordPastRun, removeTempDir } from '../../engine/test/helpers/index.js';

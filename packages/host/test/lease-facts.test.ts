@@ -4,8 +4,7 @@
  * protocol accepts), and descendants a run kept on purpose leave the run (never counted leaked).
  */
 import { rmSync } from 'node:fs';
-import { type ProcessEntry, type RunOutcome, readProcEntry } from '@treewarden/engine';
-import { ensureStateDir } from '@treewarden/engine/state/index';
+import { ensureStateDir, type ProcessEntry, type RunOutcome, readProcEntry } from '@treewarden/engine';
 import { leaseViewSchema } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeLeaseFile } from '../../engine/src/lease/registry.js';

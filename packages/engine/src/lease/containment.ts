@@ -8,21 +8,10 @@
  *   job when the guardian's handle closes. Designed here, not implemented (no Windows to test on).
  * - Elsewhere (macOS): nothing; the run cookie and observed ancestry must end every run.
  */
+import type { Containment } from './containment-types.js';
 import { createLinuxSubreaper } from './subreaper-linux.js';
 
-export interface Containment {
-  readonly kind: 'linux-subreaper' | 'windows-job' | 'none';
-  /** True once the platform mechanism is in force for this process. */
-  readonly active: boolean;
-  /** Called for each run root the guardian spawned (the Job Object needs to assign it). */
-  adopt(pid: number): void;
-  /**
-   * Reaps adopted orphans that are zombies, by pid (never `waitpid(-1)`, which would steal exit
-   * statuses from libuv's own children). `zombiePids` must exclude the guardian's spawned runs.
-   * Returns the pids reaped.
-   */
-  reap(zombiePids: readonly number[]): number[];
-}
+export type { Containment } from './containment-types.js';
 
 const NO_CONTAINMENT: Containment = { kind: 'none', active: false, adopt: () => {}, reap: () => [] };
 

@@ -9,7 +9,7 @@ import { type EndReport, endMembers } from '../orphans/end-members.js';
 import { findRunMembers, type MemberMatch } from '../orphans/membership.js';
 import type { Run } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
-import type { GuardianDeps } from './guardian.js';
+import type { GuardianDeps } from './guardian-deps.js';
 import type { LeaseRunInfo } from './registry.js';
 
 /** How long the guardian waits for cancelled runs to report their outcome before sweeping. */

@@ -1,36 +1,15 @@
-/**
- * The guardian's logic, free of process plumbing (guardian-main.ts wires it to the real lease
- * pipe, IPC channel, run supervisor and tree kill). It hosts the lease's runs, so they are its
- * descendants and, on Linux, their orphans are adopted by it as a subreaper; when the lease ends
- * it cancels every run, sweeps what is left by cookie, run dir, recorded identity and adoption,
- * records the outcome, and reports.
- */
-import type { KillTreeOptions } from '../kill/types.js';
 import { appendLedgerRecord } from '../ledger/append.js';
 import { recordRunEnd, recordRunStart } from '../ledger/record-run.js';
 import type { LedgerActor } from '../ledger/records.js';
-import type { KillTreeFn } from '../orphans/end-members.js';
-import type { CookieReader } from '../orphans/membership.js';
 import type { Run, RunSpec } from '../run/types.js';
-import { createRunDir, type StatePaths } from '../state/state-dir.js';
-import { isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
-import type { Containment } from './containment.js';
+import { createRunDir } from '../state/state-dir.js';
+import { isZombie, type ProcessIdentity } from '../table/types.js';
+import type { GuardianDeps } from './guardian-deps.js';
 import { type EndSummary, sweepLease } from './guardian-sweep.js';
-import type { GuardianConfig, GuardianMessage, HolderMessage } from './protocol.js';
+import type { GuardianConfig, HolderMessage } from './protocol.js';
 import { type LeaseFile, type LeaseRunInfo, writeLeaseFile } from './registry.js';
 
-export interface GuardianDeps {
-  readonly paths: StatePaths;
-  readonly self: ProcessIdentity;
-  readonly containment: Containment;
-  startRun(spec: RunSpec): Run;
-  readonly killTree: KillTreeFn;
-  readTable(): ProcessTable | null;
-  readonly readCookies: CookieReader;
-  send(message: GuardianMessage): void;
-  readonly killOptions?: KillTreeOptions;
-  log?(line: string): void;
-}
+export type { GuardianDeps } from './guardian-deps.js';
 
 export interface Guardian {
   handle(message: HolderMessage): void;

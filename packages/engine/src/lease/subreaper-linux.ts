@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { ChildWait } from '../run/adopted-root.js';
-import type { Containment } from './containment.js';
+import type { Containment } from './containment-types.js';
 
 const PR_SET_CHILD_SUBREAPER = 36;
 const WNOHANG = 1;

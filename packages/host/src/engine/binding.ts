@@ -3,17 +3,25 @@
  * kill recorded in the ledger), the lease registry, the ledger's history, orphans and scenarios.
  */
 import {
+  appendLedgerRecord,
+  capabilityWarnings,
+  createLeaseFileCache,
+  ensureStateDir,
+  isIdentityAlive,
   type KillOutcome,
   killTree,
+  type LeaseStatus,
+  listLeases,
   type ProcessEntry,
   type ProcessIdentity,
+  readLedger,
+  readNativeCapabilities,
   readProcEntry,
+  resolveStateDir,
   type SignalName,
+  type StatePaths,
+  summarizeRuns,
 } from '@treewarden/engine';
-import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
-import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
-import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
-import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { listScenarios } from '@treewarden/scenarios';
 import { openHostLease } from './lease-binding.js';

@@ -5,13 +5,15 @@
  */
 import {
   type KillOutcome,
+  keepLastUtf8Bytes,
+  type Lease,
+  type LeaseRun,
+  openLease,
   type ProcessIdentity,
   type RunOutcome,
   type RunSpec,
   readProcEntry,
 } from '@treewarden/engine';
-import { type Lease, type LeaseRun, openLease } from '@treewarden/engine/lease/index';
-import { keepLastUtf8Bytes } from '@treewarden/engine/run/output-tail';
 import { startScenario } from '@treewarden/scenarios';
 import type { HostLease, HostRun, HostScenario } from './port.js';
 

@@ -1,6 +1,5 @@
 /** Messages between the host and its poll worker (structured-cloned; Maps survive the trip). */
-import type { ProcessEntry } from '@treewarden/engine';
-import type { OrphanScan } from '@treewarden/engine/orphans/index';
+import type { OrphanScan, ProcessEntry } from '@treewarden/engine';
 
 export type PollRequest =
   | { readonly id: number; readonly kind: 'all' }

@@ -4,10 +4,7 @@
  * It answers one request at a time; the host never has more than one read in flight.
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import { createTableReader } from '@treewarden/engine';
-import { findOrphans } from '@treewarden/engine/orphans/index';
-import { readLeanProcTable } from '@treewarden/engine/ownership/proc-reader';
-import { statePaths } from '@treewarden/engine/state/index';
+import { createTableReader, findOrphans, readLeanProcTable, statePaths } from '@treewarden/engine';
 import type { PollRequest, PollResponse } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the

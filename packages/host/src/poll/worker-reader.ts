@@ -5,8 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ProcessTable, TableReader } from '@treewarden/engine';
-import type { OrphanScan } from '@treewarden/engine/orphans/index';
+import type { OrphanScan, ProcessTable, TableReader } from '@treewarden/engine';
 import type { PollRequest, PollResponse } from './messages.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */

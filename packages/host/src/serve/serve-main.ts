@@ -4,7 +4,7 @@
  * optionally open a browser through a private launch page, and on SIGINT/SIGTERM end the host's
  * runs and stop.
  */
-import { ensureStateDir } from '@treewarden/engine/state/index';
+import { ensureStateDir } from '@treewarden/engine';
 import { createEnginePort } from '../engine/binding.js';
 import { createEngineHost } from '../host.js';
 import { type LaunchPage, launchTarget, writeLaunchPage } from './launch-page.js';

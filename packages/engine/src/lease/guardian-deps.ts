@@ -1,0 +1,26 @@
+/**
+ * What a guardian is given to work with (its state paths, identity, containment, run starter, tree
+ * kill, table and cookie readers, message channel): a separate module, so the guardian and its
+ * sweep both use it without importing each other.
+ */
+import type { KillTreeOptions } from '../kill/types.js';
+import type { KillTreeFn } from '../orphans/end-members.js';
+import type { CookieReader } from '../orphans/membership.js';
+import type { Run, RunSpec } from '../run/types.js';
+import type { StatePaths } from '../state/state-dir.js';
+import type { ProcessIdentity, ProcessTable } from '../table/types.js';
+import type { Containment } from './containment-types.js';
+import type { GuardianMessage } from './protocol.js';
+
+export interface GuardianDeps {
+  readonly paths: StatePaths;
+  readonly self: ProcessIdentity;
+  readonly containment: Containment;
+  startRun(spec: RunSpec): Run;
+  readonly killTree: KillTreeFn;
+  readTable(): ProcessTable | null;
+  readonly readCookies: CookieReader;
+  send(message: GuardianMessage): void;
+  readonly killOptions?: KillTreeOptions;
+  log?(line: string): void;
+}

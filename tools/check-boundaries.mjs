@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+/**
+ * Import boundaries, checked in `npm test` (and on its own: `node tools/check-boundaries.mjs`).
+ * Reads every source file's imports with TypeScript's own pre-processor (comments and strings are
+ * never mistaken for imports) and fails, naming file and import, when:
+ * - a package reaches into another by relative path, or imports a workspace package it does not
+ *   declare in its package.json;
+ * - the renderer imports anything but the protocol, its own files and its declared UI libraries
+ *   (no node:, no electron, no engine/host);
+ * - the engine imports the host, the CLI, the desktop app, the scenarios or the bench;
+ * - the protocol imports anything but zod and its own files;
+ * - a test imports another package's dist or reaches into another package by relative path;
+ * - two or more modules of a package import each other (a cycle), except the listed known cycles,
+ *   each of which must still exist exactly as listed (so a fixed one is taken off the list).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ts = createRequire(import.meta.url)('typescript');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.mjs'];
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'test-results', 'playwright-report', 'release']);
+
+/**
+ * Cycles known and scheduled for later; each entry is one cycle's files, repo-relative. The check
+ * fails if a listed cycle no longer exists exactly like this (fixed or grown): update the list.
+ */
+const KNOWN_CYCLES = [
+  // owner-kill is being rewritten; the kill becomes a function of an owner, then this goes.
+  ['packages/engine/src/kill/owner-kill.ts', 'packages/engine/src/ownership/tree-owner.ts'],
+];
+
+/** What each package's own sources may import besides relative files inside the package. */
+const RULES = {
+  '@treewarden/renderer': {
+    allow: (specifier) => specifier === '@treewarden/protocol' || !specifier.startsWith('@treewarden/'),
+    forbid: (specifier) => specifier.startsWith('node:') || specifier === 'electron' || NODE_BUILTINS.has(specifier),
+    why: 'the renderer knows only the protocol (no Node, no Electron, no engine/host)',
+  },
+  '@treewarden/protocol': {
+    allow: (specifier) => specifier === 'zod' || specifier.startsWith('zod/'),
+    why: 'the protocol is the UI-safe contract: zod and its own files only',
+  },
+  '@treewarden/engine': {
+    forbid: (specifier) =>
+      /^@treewarden\/(host|cli|desktop|renderer|scenarios|bench|e2e)(\/|$)/.test(specifier) || specifier === 'electron',
+    why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron',
+  },
+};
+
+const NODE_BUILTINS = new Set(createRequire(import.meta.url)('node:module').builtinModules);
+
+function listFiles(dir) {
+  const found = [];
+  for (const name of readdirSync(dir)) {
+    if (SKIPPED_DIRS.has(name)) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...listFiles(path));
+    else if (SOURCE_EXTENSIONS.some((ext) => name.endsWith(ext)) && !name.endsWith('.d.ts')) found.push(path);
+  }
+  return found;
+}
+
+function readWorkspaces() {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return root.workspaces.map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.devDependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]);
+    return { dir: join(ROOT, dir), name: manifest.name, declared };
+  });
+}
+
+function importsOf(file) {
+  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map((entry) => entry.fileName);
+}
+
+/** The workspace a path lies in (longest matching directory), or undefined for the repo root. */
+function workspaceOf(workspaces, path) {
+  return workspaces
+    .filter((ws) => path === ws.dir || path.startsWith(ws.dir + sep))
+    .sort((a, b) => b.dir.length - a.dir.length)[0];
+}
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** `./x.js` → the .ts/.tsx file it compiles from (or the file itself when it exists). */
+function resolveRelative(from, specifier) {
+  const target = resolve(dirname(from), specifier);
+  const stem = target.replace(/\.(m?js|jsx)$/, '');
+  for (const candidate of [target, `${stem}.ts`, `${stem}.tsx`, `${stem}.mts`, join(target, 'index.ts')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+function isTestFile(workspace, file) {
+  const inside = relative(workspace.dir, file).split(sep)[0];
+  return ['test', 'specs', 'support', 'bench', 'fixtures'].includes(inside);
+}
+
+/** Tests still reach into the engine's helpers by relative path; on once they use test-support. */
+const CHECK_TESTS = false;
+
+function checkFile(workspaces, file, graph, problems) {
+  const workspace = workspaceOf(workspaces, file);
+  const where = relative(ROOT, file);
+  const isTest = workspace !== undefined && isTestFile(workspace, file);
+  if (isTest && !CHECK_TESTS) return;
+  const rule = workspace && !isTest ? RULES[workspace.name] : undefined;
+  for (const specifier of importsOf(file)) {
+    if (specifier.startsWith('.')) {
+      const target = resolveRelative(file, specifier);
+      const targetWorkspace = target
+        ? workspaceOf(workspaces, target)
+        : workspaceOf(workspaces, resolve(dirname(file), specifier));
+      if (workspace && targetWorkspace !== workspace) {
+        problems.push(`${where}: '${specifier}' reaches into another package by relative path; import it by name`);
+      } else if (target && /[\\/]dist[\\/]/.test(relative(ROOT, target))) {
+        problems.push(`${where}: '${specifier}' imports built output; import the source or the package`);
+      }
+      if (target && workspace && !isTest) {
+        if (!graph.has(file)) graph.set(file, new Set());
+        graph.get(file).add(target);
+      }
+      continue;
+    }
+    if (/^@treewarden\/[^/]+\/dist(\/|$)/.test(specifier)) {
+      problems.push(`${where}: '${specifier}' imports another package's dist; import the package`);
+    }
+    const name = packageName(specifier);
+    if (workspace && name.startsWith('@treewarden/') && name !== workspace.name && !workspace.declared.has(name)) {
+      problems.push(`${where}: imports ${name}, which ${relative(ROOT, workspace.dir)}/package.json does not declare`);
+    }
+    if (rule && ((rule.allow && !rule.allow(specifier)) || rule.forbid?.(specifier))) {
+      problems.push(`${where}: '${specifier}' is not allowed here: ${rule.why}`);
+    }
+  }
+}
+
+/** Tarjan's strongly connected components; every component of 2+ files is a cycle. */
+function findCycles(graph) {
+  let index = 0;
+  const indexOf = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const cycles = [];
+  const visit = (node) => {
+    indexOf.set(node, index);
+    low.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indexOf.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node), low.get(next)));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node), indexOf.get(next)));
+      }
+    }
+    if (low.get(node) === indexOf.get(node)) {
+      const component = [];
+      let member;
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) cycles.push(component.map((file) => relative(ROOT, file)).sort());
+    }
+  };
+  for (const node of graph.keys()) if (!indexOf.has(node)) visit(node);
+  return cycles;
+}
+
+function checkCycles(graph, problems) {
+  const cycles = findCycles(graph);
+  const key = (files) => [...files].sort().join(' ↔ ');
+  const known = new Set(KNOWN_CYCLES.map(key));
+  const found = new Set(cycles.map(key));
+  for (const cycle of found) {
+    if (!known.has(cycle)) problems.push(`import cycle: ${cycle}`);
+  }
+  for (const cycle of known) {
+    if (!found.has(cycle)) {
+      problems.push(`known cycle no longer exists as listed (fixed or changed): ${cycle}; update KNOWN_CYCLES`);
+    }
+  }
+  return cycles.length;
+}
+
+function main() {
+  const workspaces = readWorkspaces();
+  const roots = [...workspaces.map((ws) => ws.dir), join(ROOT, 'test-support'), join(ROOT, 'tools')];
+  const files = roots.filter((dir) => existsSync(dir)).flatMap(listFiles);
+  const graph = new Map();
+  const problems = [];
+  for (const file of new Set(files)) checkFile(workspaces, file, graph, problems);
+  const cycleCount = checkCycles(graph, problems);
+  if (problems.length > 0) {
+    console.error(`check-boundaries: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    process.exitCode = 1;
+    return;
+  }
+  console.log(
+    `check-boundaries: ${files.length} files, ${workspaces.length} packages, ${cycleCount} known cycle(s) (${KNOWN_CYCLES.length} listed), no violations`,
+  );
+}
+
+main();
