@@ -45,10 +45,15 @@ const RULES = {
   },
   '@treewarden/engine': {
     forbid: (specifier) =>
-      /^@treewarden\/(host|cli|desktop|renderer|scenarios|bench|e2e)(\/|$)/.test(specifier) || specifier === 'electron',
-    why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron',
+      /^@treewarden\/(host|cli|desktop|renderer|scenarios|bench|e2e)(\/|$)/.test(specifier) ||
+      (specifier.startsWith('@treewarden/protocol') && specifier !== '@treewarden/protocol/vocabulary') ||
+      specifier === 'electron',
+    why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron; of the protocol only its vocabulary',
   },
 };
+
+/** Loaded by the engine (no zod) and bundled by the renderer: plain constants only. */
+const IMPORT_FREE_VOCABULARY = 'packages/protocol/src/vocabulary.ts';
 
 const NODE_BUILTINS = new Set(createRequire(import.meta.url)('node:module').builtinModules);
 
@@ -117,7 +122,11 @@ function checkFile(workspaces, file, graph, problems) {
   const isTest = workspace !== undefined && isTestFile(workspace, file);
   if (isTest && !CHECK_TESTS) return;
   const rule = workspace && !isTest ? RULES[workspace.name] : undefined;
-  for (const specifier of importsOf(file)) {
+  const imports = importsOf(file);
+  if (where === IMPORT_FREE_VOCABULARY && imports.length > 0) {
+    problems.push(`${where}: imports ${imports.join(', ')}; the shared vocabulary must import nothing`);
+  }
+  for (const specifier of imports) {
     if (specifier.startsWith('.')) {
       const target = resolveRelative(file, specifier);
       const targetWorkspace = target

@@ -10,10 +10,8 @@ import {
   processNodeSchema,
   scenarioInfoSchema,
 } from './model.js';
+import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from './vocabulary.js';
 
-/** Bounds mirrored from the engine (1 s … 5400 s), so a bad timeout is refused before it travels. */
-export const MIN_TIMEOUT_SECONDS = 1;
-export const MAX_TIMEOUT_SECONDS = 5400;
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
 const MAX_ARGS = 256;

@@ -3,23 +3,12 @@
  * Every type here is inferred from a zod schema, so the same definition validates at runtime.
  */
 import { z } from 'zod';
+import { CLASSIFICATIONS, KILL_RESULTS, KILL_TIMELINE_ACTIONS } from './vocabulary.js';
 
 const pid = z.number().int().positive();
 const epochMs = z.number().nonnegative();
 
-export const CLASSIFICATIONS = [
-  'ok',
-  'error',
-  'timeout',
-  'kill_failed',
-  'missing_binary',
-  'launch_failure',
-  'usage_limit',
-  'auth_failure',
-  'cancelled',
-] as const;
 export const classificationSchema = z.enum(CLASSIFICATIONS);
-export type Classification = z.infer<typeof classificationSchema>;
 
 export const identitySchema = z.object({ pid, startTime: z.string().min(1).max(64) });
 export type Identity = z.infer<typeof identitySchema>;
@@ -46,14 +35,14 @@ export type ProcessNode = z.infer<typeof processNodeSchema>;
 
 export const killTimelineEntrySchema = z.object({
   atMs: z.number().nonnegative(),
-  action: z.enum(['observe', 'SIGTERM', 'SIGKILL', 'verify', 'retry', 'fallback-direct', 'refused']),
+  action: z.enum(KILL_TIMELINE_ACTIONS),
   pids: z.array(z.number().int()).optional(),
   groups: z.array(z.number().int()).optional(),
   detail: z.string().optional(),
 });
 
 export const killReportSchema = z.object({
-  result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused']),
+  result: z.enum(KILL_RESULTS),
   target: identitySchema,
   attempts: z.number().int().nonnegative(),
   killed: z.array(identitySchema),

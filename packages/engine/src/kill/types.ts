@@ -2,6 +2,7 @@
  * The contract of the revalidated tree kill. Implemented in kill/kill-tree.ts on top of
  * ownership/ (who belongs to the tree) and signal/ (identity-checked signalling).
  */
+import type { KillResult, KillTimelineAction } from '@treewarden/protocol/vocabulary';
 import type { ProcessIdentity, TableReader } from '../table/types.js';
 
 /** Default time between SIGTERM to the graceful roots and SIGKILL to every owned group. */
@@ -21,17 +22,13 @@ export interface SignalOps {
   signalGroup(pgid: number, signal: SignalName): SignalResult;
 }
 
-/**
- * `killed`: every member verified dead; `already_gone`: nothing was alive to kill;
- * `kill_failed`: members survived every attempt (listed in `survivors`);
- * `refused`: identity became uncertain or the target was protected; nothing was signalled.
- */
-export type KillResult = 'killed' | 'already_gone' | 'kill_failed' | 'refused';
+// What a kill can end in and the timeline's actions: the protocol's vocabulary, shared with every UI.
+export type { KillResult, KillTimelineAction } from '@treewarden/protocol/vocabulary';
 
 export interface KillTimelineEntry {
   /** Milliseconds since the kill began. */
   readonly atMs: number;
-  readonly action: 'observe' | 'SIGTERM' | 'SIGKILL' | 'verify' | 'retry' | 'fallback-direct' | 'refused';
+  readonly action: KillTimelineAction;
   readonly pids?: readonly number[];
   readonly groups?: readonly number[];
   readonly detail?: string;

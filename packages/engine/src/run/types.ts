@@ -1,27 +1,21 @@
 /** The contract of one supervised run. Implemented in run/ by the run supervisor. */
+
+import type { Classification } from '@treewarden/protocol/vocabulary';
 import type { KillOutcome } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
-export const MIN_TIMEOUT_SECONDS = 1;
-export const MAX_TIMEOUT_SECONDS = 5400;
+// Shared with every UI, defined once in the protocol's vocabulary (plain constants, no zod).
+export {
+  CLASSIFICATIONS,
+  type Classification,
+  MAX_TIMEOUT_SECONDS,
+  MIN_TIMEOUT_SECONDS,
+} from '@treewarden/protocol/vocabulary';
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 /** Environment cookies every run carries; inherited across setsid and double forks. */
 export const RUN_ID_ENV = 'TREEWARDEN_RUN_ID';
 export const LEASE_ID_ENV = 'TREEWARDEN_LEASE_ID';
-
-export const CLASSIFICATIONS = [
-  'ok',
-  'error',
-  'timeout',
-  'kill_failed',
-  'missing_binary',
-  'launch_failure',
-  'usage_limit',
-  'auth_failure',
-  'cancelled',
-] as const;
-export type Classification = (typeof CLASSIFICATIONS)[number];
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'ended';
 
