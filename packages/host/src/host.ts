@@ -144,7 +144,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
       if (!parsed.ok) return { ok: false, error: parsed.error };
       if (closing !== null) return { ok: false, error: 'the host is closing: the command was not run' };
       try {
-        const result = await dispatchCommand(context, parsed.value, clientId, systemCpu);
+        const result = await dispatchCommand(parsed.value, { context, clientId, systemCpu });
         // The UI validates replies too; a host bug is caught here, with the command named.
         const checked = commandResultSchemas[parsed.value.type].safeParse(result);
         if (!checked.success)
