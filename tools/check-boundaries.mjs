@@ -113,14 +113,13 @@ function isTestFile(workspace, file) {
   return ['test', 'specs', 'support', 'bench', 'fixtures'].includes(inside);
 }
 
-/** Tests still reach into the engine's helpers by relative path; on once they use test-support. */
-const CHECK_TESTS = false;
+/** Shared test helpers: any package's tests may import these by relative path. */
+const TEST_SUPPORT_DIR = join(ROOT, 'test-support');
 
 function checkFile(workspaces, file, graph, problems) {
   const workspace = workspaceOf(workspaces, file);
   const where = relative(ROOT, file);
-  const isTest = workspace !== undefined && isTestFile(workspace, file);
-  if (isTest && !CHECK_TESTS) return;
+  const isTest = workspace === undefined || isTestFile(workspace, file);
   const rule = workspace && !isTest ? RULES[workspace.name] : undefined;
   const imports = importsOf(file);
   if (where === IMPORT_FREE_VOCABULARY && imports.length > 0) {
@@ -132,7 +131,8 @@ function checkFile(workspaces, file, graph, problems) {
       const targetWorkspace = target
         ? workspaceOf(workspaces, target)
         : workspaceOf(workspaces, resolve(dirname(file), specifier));
-      if (workspace && targetWorkspace !== workspace) {
+      const intoTestSupport = isTest && resolve(dirname(file), specifier).startsWith(TEST_SUPPORT_DIR + sep);
+      if (targetWorkspace !== workspace && !intoTestSupport) {
         problems.push(`${where}: '${specifier}' reaches into another package by relative path; import it by name`);
       } else if (target && /[\\/]dist[\\/]/.test(relative(ROOT, target))) {
         problems.push(`${where}: '${specifier}' imports built output; import the source or the package`);

@@ -7,12 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import type { GuardianLostRecord, KillRecord, RunEndRecord } from '@treewarden/engine';
+import { ensureStateDir, listLeases, RUN_ID_ENV, readLedger, type StatePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listLeases } from '../../../packages/engine/src/lease/registry.js';
-import { readLedger } from '../../../packages/engine/src/ledger/read.js';
-import type { GuardianLostRecord, KillRecord, RunEndRecord } from '../../../packages/engine/src/ledger/records.js';
-import { RUN_ID_ENV } from '../../../packages/engine/src/run/types.js';
-import { ensureStateDir, type StatePaths } from '../../../packages/engine/src/state/state-dir.js';
 import {
   fixturePath,
   isRunning,
@@ -23,13 +20,13 @@ import {
   readReportedPids,
   useProcessTracker,
   waitFor,
-} from '../../../packages/engine/test/helpers/index.js';
+} from '../../../test-support/index.js';
 import {
   AGENT_TREE_REPORTS,
   assertGuardianBuilt,
   NO_SURVIVOR_WAIT_MS,
   scanRunSurvivors,
-} from '../../../packages/engine/test/lease/lease-helpers.js';
+} from '../../../test-support/lease-helpers.js';
 import { assertBuilt, CLI_MAIN, type CliResult, runCli } from './cli-helpers.js';
 
 /** The run's timeout in the guardian-loss test: far beyond the tree's start-up on a loaded box. */

@@ -5,10 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { ensureStateDir, listLeases, RUN_ID_ENV, type StatePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listLeases } from '../../../packages/engine/src/lease/registry.js';
-import { RUN_ID_ENV } from '../../../packages/engine/src/run/types.js';
-import { ensureStateDir, type StatePaths } from '../../../packages/engine/src/state/state-dir.js';
 import {
   fixturePath,
   isRunning,
@@ -20,13 +18,13 @@ import {
   spawnFixture,
   useProcessTracker,
   waitFor,
-} from '../../../packages/engine/test/helpers/index.js';
+} from '../../../test-support/index.js';
 import {
   AGENT_TREE_REPORTS,
   assertGuardianBuilt,
   NO_SURVIVOR_WAIT_MS,
   scanRunSurvivors,
-} from '../../../packages/engine/test/lease/lease-helpers.js';
+} from '../../../test-support/lease-helpers.js';
 import { assertBuilt, CLI_MAIN, runCli } from './cli-helpers.js';
 
 /** Node start-ups of CLI, guardian and a 6-process tree, plus a graceful kill, on a loaded 2-core box. */

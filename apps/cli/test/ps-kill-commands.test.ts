@@ -7,7 +7,7 @@ import {
   startTimeOf,
   useProcessTracker,
   waitFor,
-} from '../../../packages/engine/test/helpers/index.js';
+} from '../../../test-support/index.js';
 import { assertBuilt, runCli } from './cli-helpers.js';
 
 interface PsNode {

@@ -11,7 +11,7 @@ import {
   readReportedPids,
   removeTempDir,
   useProcessTracker,
-} from '../../../packages/engine/test/helpers/index.js';
+} from '../../../test-support/index.js';
 import { assertBuilt, runCli, startCli } from './cli-helpers.js';
 
 const JSON_FIELDS = [

@@ -9,8 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../../packages/engine/test/helpers/fixtures.js';
-import { waitFor } from '../../../packages/engine/test/helpers/wait-for.js';
+import { makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
 import { readyFileArg } from '../src/node/ready-signal.js';
 import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
 
@@ -77,7 +76,8 @@ describe('main process', () => {
       process.env.TREEWARDEN_HOME = dir;
       const standIn = createElectronStandIn();
       await loadMain(standIn);
-      let openHandler: ((details: { url: string }) => { action: string }) | null = null;
+      // Assigned inside the stand-in's callback: asserted, so the compiler does not narrow it to null.
+      let openHandler = null as ((details: { url: string }) => { action: string }) | null;
       const contents = Object.assign(new EventEmitter(), {
         setWindowOpenHandler: (handler: typeof openHandler) => {
           openHandler = handler;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../../packages/engine/test/helpers/fixtures.js';
+import { makeTempDir, removeTempDir } from '../../../test-support/index.js';
 import { resolveAppPaths } from '../src/node/app-paths.js';
 
 const run = promisify(execFile);

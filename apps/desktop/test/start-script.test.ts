@@ -7,8 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../../packages/engine/test/helpers/fixtures.js';
-import { waitFor } from '../../../packages/engine/test/helpers/wait-for.js';
+import { makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
 import { findDisplay, findElectronBinary } from '../src/node/electron-binary.js';
 
 const START = fileURLToPath(new URL('../dist/start.js', import.meta.url));

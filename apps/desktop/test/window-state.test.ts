@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../../packages/engine/test/helpers/fixtures.js';
+import { makeTempDir, removeTempDir } from '../../../test-support/index.js';
 import {
   DEFAULT_WINDOW_STATE,
   loadWindowState,

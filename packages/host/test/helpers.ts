@@ -2,8 +2,7 @@
 import { statePaths } from '@treewarden/engine';
 import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
 import { afterEach, expect } from 'vitest';
-import { makeTempDir, recordPastRun, removeTempDir } from '../../engine/test/helpers/index.js';
-import { waitFor } from '../../engine/test/helpers/wait-for.js';
+import { makeTempDir, recordPastRun, removeTempDir, waitFor } from '../../../test-support/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
 

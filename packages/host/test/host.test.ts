@@ -10,7 +10,7 @@ import {
   spawnFixture,
   useProcessTracker,
   waitFor,
-} from '../../engine/test/helpers/index.js';
+} from '../../../test-support/index.js';
 import { REQUESTED_POLL_DELAY_MS } from '../src/poll/poller.js';
 import {
   EVENT_WAIT_MS,

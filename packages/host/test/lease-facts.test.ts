@@ -4,11 +4,10 @@
  * protocol accepts), and descendants a run kept on purpose leave the run (never counted leaked).
  */
 import { rmSync } from 'node:fs';
-import { ensureStateDir, type ProcessEntry, type RunOutcome, readProcEntry } from '@treewarden/engine';
+import { ensureStateDir, type ProcessEntry, type RunOutcome, readProcEntry, writeLeaseFile } from '@treewarden/engine';
 import { leaseViewSchema } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeLeaseFile } from '../../engine/src/lease/registry.js';
-import { makeTempDir } from '../../engine/test/helpers/index.js';
+import { makeTempDir } from '../../../test-support/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { endRun, recordOwnRun } from '../src/run-record.js';
 import { buildRunView, buildSnapshot } from '../src/snapshot/build-snapshot.js';

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, removeTempDir } from '../../engine/test/helpers/index.js';
+import { makeTempDir, removeTempDir } from '../../../test-support/index.js';
 
 const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 /** Node start-up plus the first table read on a loaded 2-core box. */

@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { waitFor } from '../../engine/test/helpers/index.js';
+import { waitFor } from '../../../test-support/index.js';
 import {
   type FrontContext,
   type Random,

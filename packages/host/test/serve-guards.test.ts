@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { waitFor } from '../../engine/test/helpers/index.js';
+import { waitFor } from '../../../test-support/index.js';
 import { createFaultLog, guardRequestHandler, guardUpgradeHandler } from '../src/serve/fault-guard.js';
 import { type ServeHandle, startServe } from '../src/serve/server.js';
 import { rawGet } from './raw-http.js';

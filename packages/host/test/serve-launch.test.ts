@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRunning, makeTempDir, removeTempDir, waitFor } from '../../engine/test/helpers/index.js';
+import { isRunning, makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
 import { LAUNCH_DIR_NAME } from '../src/serve/launch-page.js';
 import { SERVE_START_WAIT_MS, type ServeChild, startServeChild } from './serve-child.js';
 

@@ -6,7 +6,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir } from '../../engine/test/helpers/index.js';
+import { makeTempDir, removeTempDir } from '../../../test-support/index.js';
 import { type ServeHandle, startServe } from '../src/serve/server.js';
 import { rawExchange, rawGet } from './raw-http.js';
 import { createStubHost } from './stub-host.js';

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { MAX_MESSAGE_BYTES, parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { fixturePath, isRunning, waitFor } from '../../engine/test/helpers/index.js';
+import { fixturePath, isRunning, waitFor } from '../../../test-support/index.js';
 import { SERVE_EXIT_WAIT_MS, SERVE_START_WAIT_MS, type ServeChild, startServeChild } from './serve-child.js';
 
 const START_WAIT_MS = SERVE_START_WAIT_MS;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../engine/test/helpers/wait-for.js';
+import { waitFor } from '../../../test-support/index.js';
 import { findLeftovers, testTimeoutFor } from './support.js';
 
 const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));

@@ -1,6 +1,6 @@
 /** Hard-to-end workers: ignored and trapped signals, zombies, fork loops, a photo finish. */
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../engine/test/helpers/wait-for.js';
+import { waitFor } from '../../../test-support/index.js';
 import { startScenario } from '../src/index.js';
 import {
   expectScenarioPassed,

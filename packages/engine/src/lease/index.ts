@@ -25,4 +25,5 @@ export {
   leaseFilePath,
   listLeases,
   readLeaseFile,
+  writeLeaseFile,
 } from './registry.js';

@@ -8,6 +8,16 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AGENT_TREE_REPORTS,
+  expectNoSurvivors,
+  type HeldLease,
+  LEASE_TEST_TIMEOUT_MS,
+  NO_SURVIVOR_WAIT_MS,
+  reportsOf,
+  scanRunSurvivors,
+  startHolder,
+} from '../../../../test-support/lease-helpers.js';
 import { listLeases } from '../../src/lease/registry.js';
 import { decodeWaitStatus } from '../../src/lease/subreaper-linux.js';
 import { readLedger } from '../../src/ledger/read.js';
@@ -18,16 +28,6 @@ import { RUN_ID_ENV } from '../../src/run/types.js';
 import { statePaths } from '../../src/state/state-dir.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
 import { identityOf, isRunning, readReportedPids, spawnFixture, useProcessTracker, waitFor } from '../helpers/index.js';
-import {
-  AGENT_TREE_REPORTS,
-  expectNoSurvivors,
-  type HeldLease,
-  LEASE_TEST_TIMEOUT_MS,
-  NO_SURVIVOR_WAIT_MS,
-  reportsOf,
-  scanRunSurvivors,
-  startHolder,
-} from './lease-helpers.js';
 
 /** Bound for an adopted run to reach its outcome: its timeout, the grace, the kill, on a loaded box. */
 const ADOPTED_OUTCOME_WAIT_MS = 30_000;

@@ -5,12 +5,6 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listLeases } from '../../src/lease/registry.js';
-import { readLedger } from '../../src/ledger/read.js';
-import type { LeaseEndRecord, RunEndRecord } from '../../src/ledger/records.js';
-import { statePaths } from '../../src/state/state-dir.js';
-import { readProcEntry } from '../../src/table/linux-proc.js';
-import { useProcessTracker, waitFor } from '../helpers/index.js';
 import {
   AGENT_TREE_REPORTS,
   expectGuardianGone,
@@ -21,7 +15,13 @@ import {
   reportsOf,
   scanRunSurvivors,
   startHolder,
-} from './lease-helpers.js';
+} from '../../../../test-support/lease-helpers.js';
+import { listLeases } from '../../src/lease/registry.js';
+import { readLedger } from '../../src/ledger/read.js';
+import type { LeaseEndRecord, RunEndRecord } from '../../src/ledger/records.js';
+import { statePaths } from '../../src/state/state-dir.js';
+import { readProcEntry } from '../../src/table/linux-proc.js';
+import { useProcessTracker, waitFor } from '../helpers/index.js';
 
 const HOLDER_EXIT_WAIT_MS = 20_000;
 const REPORT_WAIT = { timeoutMs: NO_SURVIVOR_WAIT_MS, description: 'the holder to report' };

@@ -6,6 +6,12 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  assertGuardianBuilt,
+  LEASE_TEST_TIMEOUT_MS,
+  NO_SURVIVOR_WAIT_MS,
+  startHolder,
+} from '../../../../test-support/lease-helpers.js';
 import { openLease } from '../../src/lease/open-lease.js';
 import { findRunMembers } from '../../src/orphans/membership.js';
 import { readRunCookies } from '../../src/ownership/cookie.js';
@@ -21,7 +27,6 @@ import {
   useProcessTracker,
   waitFor,
 } from '../helpers/index.js';
-import { assertGuardianBuilt, LEASE_TEST_TIMEOUT_MS, NO_SURVIVOR_WAIT_MS, startHolder } from './lease-helpers.js';
 
 const homes: string[] = [];
 afterEach(() => {

@@ -6,6 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NO_SURVIVOR_WAIT_MS, startHolder } from '../../../../test-support/lease-helpers.js';
 import { listLeases } from '../../src/lease/registry.js';
 import { readLedger } from '../../src/ledger/read.js';
 import { cleanOrphans, survivorsOf } from '../../src/orphans/clean-orphans.js';
@@ -22,7 +23,6 @@ import {
   useProcessTracker,
   waitFor,
 } from '../helpers/index.js';
-import { NO_SURVIVOR_WAIT_MS, startHolder } from '../lease/lease-helpers.js';
 
 /** Short grace: the leaked fixtures die on SIGTERM; keeps the suite quick. */
 const CLEAN_GRACE_MS = 300;

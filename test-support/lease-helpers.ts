@@ -5,12 +5,8 @@
  * inside the run directory, plus every live process carrying the run cookie.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { GUARDIAN_ENTRY, isInsideDir, isZombie, LEASE_ID_ENV, RUN_ID_ENV, readProcEntry } from '@treewarden/engine';
 import { expect } from 'vitest';
-import { GUARDIAN_ENTRY } from '../../src/lease/guardian-process.js';
-import { LEASE_ID_ENV, RUN_ID_ENV } from '../../src/run/types.js';
-import { isInsideDir } from '../../src/state/state-dir.js';
-import { readProcEntry } from '../../src/table/linux-proc.js';
-import { isZombie } from '../../src/table/types.js';
 import {
   makeTempDir,
   type ProcessTracker,
@@ -20,7 +16,7 @@ import {
   type SpawnedFixture,
   spawnFixture,
   waitFor,
-} from '../helpers/index.js';
+} from './index.js';
 
 /** The guardian ends a run with grace + SIGKILL + verification; node start-up on a busy box adds more. */
 export const NO_SURVIVOR_WAIT_MS = 40_000;

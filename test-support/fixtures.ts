@@ -5,14 +5,18 @@
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type ProcessIdentity, readProcEntry } from '../../src/table/index.js';
+import { dirname, join } from 'node:path';
+import { type ProcessIdentity, readProcEntry } from '@treewarden/engine';
 import type { ProcessTracker } from './process-tracker.js';
 import { waitFor } from './wait-for.js';
 
-export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+/** The engine's fixture scripts (exported as `@treewarden/engine/fixtures/*`). */
+export const FIXTURES_DIR = join(
+  dirname(createRequire(import.meta.url).resolve('@treewarden/engine/fixtures/lib/report.mjs')),
+  '..',
+);
 export const REPORT_ENV = 'TREEWARDEN_FIXTURE_REPORT';
 export const MAX_LIFETIME_ENV = 'TREEWARDEN_FIXTURE_MAX_LIFETIME_MS';
 /** Fixtures started by tests exit on their own after this, even if every cleanup failed. */

@@ -2,9 +2,7 @@
  * A run recorded in a ledger as an earlier session would have left it: started, and (unless
  * `ended: false`) ended `ok`. Orphan tests leak a tree under such a run on purpose.
  */
-import { appendLedgerRecord } from '../../src/ledger/append.js';
-import { createRunDir, type StatePaths } from '../../src/state/state-dir.js';
-import { readProcEntry } from '../../src/table/linux-proc.js';
+import { appendLedgerRecord, createRunDir, readProcEntry, type StatePaths } from '@treewarden/engine';
 
 export interface PastRunOptions {
   readonly ended?: boolean;

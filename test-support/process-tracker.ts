@@ -5,8 +5,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcEntry } from '@treewarden/engine';
 import { afterEach } from 'vitest';
-import { readProcEntry } from '../../src/table/index.js';
 import { waitFor } from './wait-for.js';
 
 /** How long cleanup waits for the processes it SIGKILLed to disappear (or become zombies). */
