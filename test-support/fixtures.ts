@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ProcessIdentity, readProcEntry } from '@treewarden/engine';
+import { pollUntil } from './poll-until.js';
 import type { ProcessTracker } from './process-tracker.js';
-import { waitFor } from './wait-for.js';
 
 /** The engine's fixture scripts (exported as `@treewarden/engine/fixtures/*`). */
 export const FIXTURES_DIR = join(
@@ -109,12 +109,12 @@ export async function readReportedPids(
   count: number,
   options: { readonly role?: string; readonly timeoutMs?: number } = {},
 ): Promise<ReportedProcess[]> {
-  const matching = await waitFor(
+  const matching = await pollUntil(
     () => {
       const reports = readReports(reportFile).filter((r) => options.role === undefined || r.role === options.role);
       return reports.length >= count ? reports : null;
     },
-    { timeoutMs: options.timeoutMs ?? REPORT_WAIT_MS, description: `${count} report(s) in ${reportFile}` },
+    { deadlineMs: options.timeoutMs ?? REPORT_WAIT_MS, description: `${count} report(s) in ${reportFile}` },
   );
   for (const report of readReports(reportFile)) {
     tracker.trackPid(report.pid);

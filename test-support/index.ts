@@ -1,6 +1,6 @@
 /**
  * Shared test helpers for every package's tests (stable API):
- * - `waitFor(predicate, { timeoutMs, intervalMs, description })`: poll against a deadline.
+ * - `pollUntil(probe, { description, deadlineMs, intervalMs })`: poll against a deadline.
  * - `useProcessTracker()` / `createProcessTracker()`: record every pid, group and env marker a
  *   test starts; cleanup SIGKILLs them by recorded identity after each test.
  * - `spawnFixture(tracker, name, args, { detached, env, cwd })` + `readReportedPids(...)`: run a
@@ -10,5 +10,5 @@
  */
 export * from './fixtures.js';
 export * from './past-run.js';
+export * from './poll-until.js';
 export * from './process-tracker.js';
-export * from './wait-for.js';

@@ -5,6 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { pollUntil } from './poll-until.js';
+
+/** Exiting workers get this long to finish dying before the guard judges them leaked. */
+const LEAK_SETTLE_MS = 3000;
+const LEAK_POLL_MS = 100;
 
 export const SUITE_ENV = 'TREEWARDEN_TEST_SUITE';
 
@@ -37,12 +42,13 @@ export default function setup(): () => Promise<void> {
   return async () => {
     if (process.platform !== 'linux') return;
     // Give exiting workers a bounded moment to finish dying before judging.
-    const deadline = Date.now() + 3000;
-    let carriers = findCarriers(marker);
-    while (carriers.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      carriers = findCarriers(marker);
-    }
+    const settled = await pollUntil(() => findCarriers(marker).length === 0, {
+      deadlineMs: LEAK_SETTLE_MS,
+      intervalMs: LEAK_POLL_MS,
+      description: "the suite's processes to exit",
+    }).catch(() => false);
+    if (settled) return;
+    const carriers = findCarriers(marker);
     if (carriers.length === 0) return;
     const described = carriers.map(describe);
     for (const pid of carriers) {

@@ -10,12 +10,12 @@ import { expect } from 'vitest';
 import {
   makeTempDir,
   type ProcessTracker,
+  pollUntil,
   type ReportedProcess,
   readReportedPids,
   readReports,
   type SpawnedFixture,
   spawnFixture,
-  waitFor,
 } from './index.js';
 
 /** The guardian ends a run with grace + SIGKILL + verification; node start-up on a busy box adds more. */
@@ -99,12 +99,12 @@ export function scanRunSurvivors(runId: string, runDir: string): string[] {
 export async function expectNoSurvivors(held: HeldLease): Promise<void> {
   let survivors: string[] = [];
   try {
-    await waitFor(
+    await pollUntil(
       () => {
         survivors = scanRunSurvivors(held.runId, held.runDir);
         return survivors.length === 0;
       },
-      { timeoutMs: NO_SURVIVOR_WAIT_MS, description: `run ${held.runId} to leave no survivor` },
+      { deadlineMs: NO_SURVIVOR_WAIT_MS, description: `run ${held.runId} to leave no survivor` },
     );
   } catch {
     // Reported below with the list.
@@ -113,12 +113,12 @@ export async function expectNoSurvivors(held: HeldLease): Promise<void> {
 }
 
 export async function expectGuardianGone(held: HeldLease): Promise<void> {
-  await waitFor(
+  await pollUntil(
     () => {
       const entry = readProcEntry(held.guardianPid);
       return entry === null || isZombie(entry);
     },
-    { timeoutMs: NO_SURVIVOR_WAIT_MS, description: `guardian ${held.guardianPid} to exit` },
+    { deadlineMs: NO_SURVIVOR_WAIT_MS, description: `guardian ${held.guardianPid} to exit` },
   );
 }
 

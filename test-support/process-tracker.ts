@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readProcEntry } from '@treewarden/engine';
 import { afterEach } from 'vitest';
-import { waitFor } from './wait-for.js';
+import { pollUntil } from './poll-until.js';
 
 /** How long cleanup waits for the processes it SIGKILLed to disappear (or become zombies). */
 export const CLEANUP_WAIT_MS = 5000;
@@ -98,12 +98,12 @@ export function createProcessTracker(): ProcessTracker {
       for (const target of targets) if (isLiveIdentity(target)) killQuietly(target.pid);
       let survivors: number[] = [];
       try {
-        await waitFor(
+        await pollUntil(
           () => {
             survivors = targets.filter(isLiveIdentity).map((t) => t.pid);
             return survivors.length === 0;
           },
-          { timeoutMs: CLEANUP_WAIT_MS, description: 'tracked processes to die' },
+          { deadlineMs: CLEANUP_WAIT_MS, description: 'tracked processes to die' },
         );
       } catch {
         // Reported through the return value.

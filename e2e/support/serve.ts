@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pollUntil } from '../../test-support/poll-until.js';
 import { CLI_MAIN, REPO_ROOT } from './env';
 
 /** serve prints its URL as the first stdout line; it must do so within this bound. */
@@ -54,12 +55,14 @@ export function isAlive(pid: number): boolean {
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
-  }
-  return !isAlive(pid);
+  return pollUntil(() => !isAlive(pid), {
+    deadlineMs: timeoutMs,
+    intervalMs: STOP_POLL_MS,
+    description: `serve ${pid} to exit`,
+  }).then(
+    () => true,
+    () => false,
+  );
 }
 
 export interface StartServeOptions {

@@ -16,10 +16,10 @@ import {
   MAX_LIFETIME_ENV,
   makeTempDir,
   type ProcessTracker,
+  pollUntil,
   REPORT_ENV,
   readReportedPids,
   useProcessTracker,
-  waitFor,
 } from '../../../test-support/index.js';
 import {
   AGENT_TREE_REPORTS,
@@ -85,10 +85,13 @@ function collect(child: ChildProcess): Promise<CliResult> {
 
 /** The lease the CLI opened and its one run, once the run's root is recorded. */
 async function heldRun(tracker: ProcessTracker, paths: StatePaths) {
-  const status = await waitFor(() => {
-    const [first] = listLeases(paths);
-    return first?.lease.runs[0]?.pid != null ? first : null;
-  });
+  const status = await pollUntil(
+    () => {
+      const [first] = listLeases(paths);
+      return first?.lease.runs[0]?.pid != null ? first : null;
+    },
+    { description: "the CLI's lease to record its run's root" },
+  );
   const run = status.lease.runs[0] as NonNullable<(typeof status.lease.runs)[0]>;
   tracker.trackPid(status.lease.guardian.pid);
   tracker.trackEnvMarker(RUN_ID_ENV, run.runId);
@@ -120,8 +123,8 @@ describe('treewarden run when supervision is threatened', () => {
       const { lease, run } = await heldRun(tracker, paths);
 
       process.kill(lease.guardian.pid, 'SIGKILL');
-      await waitFor(() => lostRecord(paths) !== undefined, {
-        timeoutMs: NO_SURVIVOR_WAIT_MS,
+      await pollUntil(() => lostRecord(paths) !== undefined, {
+        deadlineMs: NO_SURVIVOR_WAIT_MS,
         description: 'the CLI to record the loss',
       });
       // Taken over, not ended: the deadline has not come yet.
@@ -172,7 +175,7 @@ describe('treewarden run when supervision is threatened', () => {
       process.kill(lease.guardian.pid, 'SIGKILL');
       process.kill(started.cli.pid as number, 'SIGKILL');
       await started.result;
-      await waitFor(() => !isRunning(lease.guardian.pid, lease.guardian.startTime), {
+      await pollUntil(() => !isRunning(lease.guardian.pid, lease.guardian.startTime), {
         description: 'the guardian to be gone',
       });
       const env = { TREEWARDEN_HOME: paths.root };
@@ -215,8 +218,8 @@ describe('treewarden run when supervision is threatened', () => {
       const [status] = listLeases(paths);
       expect(status?.state).toBe('released');
       const guardian = status?.lease.guardian as { pid: number; startTime: string };
-      await waitFor(() => !isRunning(guardian.pid, guardian.startTime), {
-        timeoutMs: NO_SURVIVOR_WAIT_MS,
+      await pollUntil(() => !isRunning(guardian.pid, guardian.startTime), {
+        deadlineMs: NO_SURVIVOR_WAIT_MS,
         description: 'the guardian to exit',
       });
       expect(isRunning(kept)).toBe(true);
@@ -232,7 +235,7 @@ describe('treewarden run when supervision is threatened', () => {
       const recorded = runEnd?.kept?.[0] as { pid: number; startTime: string };
       expect(isRunning(recorded.pid, recorded.startTime)).toBe(true);
       process.kill(recorded.pid, 'SIGKILL');
-      await waitFor(() => !isRunning(recorded.pid, recorded.startTime), { description: 'the kept process to end' });
+      await pollUntil(() => !isRunning(recorded.pid, recorded.startTime), { description: 'the kept process to end' });
     },
     TEST_TIMEOUT_MS,
   );

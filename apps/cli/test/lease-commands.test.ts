@@ -12,12 +12,12 @@ import {
   isRunning,
   MAX_LIFETIME_ENV,
   makeTempDir,
+  pollUntil,
   REPORT_ENV,
   readReportedPids,
   recordPastRun,
   spawnFixture,
   useProcessTracker,
-  waitFor,
 } from '../../../test-support/index.js';
 import {
   AGENT_TREE_REPORTS,
@@ -89,15 +89,18 @@ describe('treewarden run --lease / history / orphans', () => {
 
         process.kill(target === 'its whole process group' ? -(cli.pid as number) : (cli.pid as number), 'SIGKILL');
         let survivors: string[] = [];
-        await waitFor(
+        await pollUntil(
           () => {
             survivors = scanRunSurvivors(run?.runId as string, run?.runDir as string);
             return survivors.length === 0;
           },
-          { timeoutMs: NO_SURVIVOR_WAIT_MS, description: 'the run to leave no survivor' },
+          { deadlineMs: NO_SURVIVOR_WAIT_MS, description: 'the run to leave no survivor' },
         ).catch(() => undefined);
         expect(survivors).toEqual([]);
-        await waitFor(() => listLeases(paths)[0]?.state === 'ended', { timeoutMs: NO_SURVIVOR_WAIT_MS });
+        await pollUntil(() => listLeases(paths)[0]?.state === 'ended', {
+          deadlineMs: NO_SURVIVOR_WAIT_MS,
+          description: 'the lease to end',
+        });
 
         const history = await runCli(['history', '--json'], { TREEWARDEN_HOME: paths.root });
         expect(history.code).toBe(0);

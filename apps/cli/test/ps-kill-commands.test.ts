@@ -1,12 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   isRunning,
+  pollUntil,
   readReportedPids,
   removeTempDir,
   spawnFixture,
   startTimeOf,
   useProcessTracker,
-  waitFor,
 } from '../../../test-support/index.js';
 import { assertBuilt, runCli } from './cli-helpers.js';
 
@@ -37,7 +37,7 @@ describe('treewarden ps and kill', () => {
     dirs.push(fixture.dir);
     const [parent] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'parent' });
     const children = (parent?.children as number[]) ?? [];
-    await waitFor(() => children.every((pid) => isRunning(pid)), { description: 'both children running' });
+    await pollUntil(() => children.every((pid) => isRunning(pid)), { description: 'both children running' });
     return { pid: fixture.pid, children };
   }
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
+import { makeTempDir, pollUntil, removeTempDir } from '../../../test-support/index.js';
 import { readyFileArg } from '../src/node/ready-signal.js';
 import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
 
@@ -51,7 +51,7 @@ describe('main process', () => {
     process.env.TREEWARDEN_HOME = home();
     const standIn = createElectronStandIn();
     await loadMain(standIn);
-    await waitFor(() => standIn.calls.some((call) => call.startsWith('exit')), { description: 'the exit' });
+    await pollUntil(() => standIn.calls.some((call) => call.startsWith('exit')), { description: 'the exit' });
     const shown = standIn.calls.filter((call) => call.startsWith('showErrorBox'));
     expect(shown).toHaveLength(1);
     expect(shown[0]).toMatch(/^showErrorBox Treewarden could not start: /);
@@ -100,9 +100,9 @@ describe('main process', () => {
       expect(openHandler?.({ url: 'https://example.com/docs' })).toEqual({ action: 'deny' });
       expect(standIn.calls.filter((call) => call.startsWith('openExternal'))).toEqual([]);
       // The started app is closed again so its host does not outlive the test.
-      await waitFor(() => standIn.windows[0], { description: 'the window' });
+      await pollUntil(() => standIn.windows[0], { description: 'the window' });
       standIn.windows[0]?.emit('closed');
-      await waitFor(() => standIn.calls.includes('exit 0'), { timeoutMs: CLOSE_WAIT_MS, description: 'exit 0' });
+      await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
     },
     CLOSE_WAIT_MS + 10_000,
   );
@@ -115,7 +115,7 @@ describe('main process', () => {
       process.argv = [...savedArgv, readyFileArg(readyFile)];
       const standIn = createElectronStandIn();
       await loadMain(standIn);
-      const window = await waitFor(() => standIn.windows[0], { description: 'the window' });
+      const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
       expect(window.title).toBe('Treewarden — 0 live · no leaks');
       const titleEvent = recordedEvent();
       window.emit('page-title-updated', titleEvent, 'Treewarden', true);
@@ -127,7 +127,7 @@ describe('main process', () => {
       window.emit('close');
       window.emit('closed');
       expect(standIn.calls).toContain('releaseLock');
-      await waitFor(() => standIn.calls.includes('exit 0'), { timeoutMs: CLOSE_WAIT_MS, description: 'exit 0' });
+      await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
       expect(standIn.calls.filter((call) => call.startsWith('showErrorBox'))).toEqual([]);
     },
     CLOSE_WAIT_MS + 10_000,

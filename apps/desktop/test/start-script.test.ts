@@ -2,12 +2,14 @@
  * `npm start` where Electron cannot run: the start script says why in one line and serves the UI
  * on loopback like `treewarden serve`, URL first on stdout.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
+import { makeTempDir, pollUntil, removeTempDir } from '../../../test-support/index.js';
 import { findDisplay, findElectronBinary } from '../src/node/electron-binary.js';
 
 const START = fileURLToPath(new URL('../dist/start.js', import.meta.url));
@@ -36,20 +38,17 @@ function startScript(env: NodeJS.ProcessEnv): StartedScript {
   return { child, out: () => out, err: () => err, exit };
 }
 
+/** The exit status, or 'still running' after `ms` (an unreferenced timer: it holds nothing open). */
 function withinBound<T>(promise: Promise<T>, ms: number): Promise<T | 'still running'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'still running'>((resolve) => {
-    timer = setTimeout(() => resolve('still running'), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, delay(ms, 'still running' as const, { ref: false })]);
 }
 
 /** Runs the start script; it must print the URL and ONE reason line, then exit 0 on SIGTERM. */
 async function expectFallback(env: NodeJS.ProcessEnv, reason: RegExp): Promise<void> {
   const started = startScript(env);
   try {
-    await waitFor(() => started.out().includes('\n') && started.err().includes('\n'), {
-      timeoutMs: START_WAIT_MS,
+    await pollUntil(() => started.out().includes('\n') && started.err().includes('\n'), {
+      deadlineMs: START_WAIT_MS,
       description: 'the URL and the reason',
     });
     expect(started.out().split('\n')[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);

@@ -15,6 +15,7 @@ export {
   nodeCommand,
   RUN_AS_NODE_ENV,
 } from './runtime/node-command.js';
+export { DeadlineError, type PollOptions, pollUntil, withDeadline } from './runtime/wait.js';
 export * from './signal/index.js';
 export * from './state/index.js';
 export * from './table/index.js';

@@ -3,7 +3,7 @@
  * the main thread, answers every protocol command and pushes events. Transports (Electron IPC,
  * the loopback WebSocket) only carry its messages; both validate, and so does `handle`.
  */
-import { readProcEntry } from '@treewarden/engine';
+import { readProcEntry, withDeadline } from '@treewarden/engine';
 import { commandResultSchemas, type HostEvent, parseCommand } from '@treewarden/protocol';
 import { dispatchCommand } from './commands/dispatch.js';
 import type { HostContext } from './context.js';
@@ -45,14 +45,6 @@ export interface EngineHost {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function createEngineHost(options: EngineHostOptions): EngineHost {
@@ -117,7 +109,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     poller.stop();
     await Promise.allSettled(
       [...context.scenarios].map((scenario) =>
-        withTimeout(scenario.interrupt(), CLOSE_TIMEOUT_MS, 'interrupting a scenario'),
+        withDeadline(scenario.interrupt(), CLOSE_TIMEOUT_MS, 'interrupting a scenario'),
       ),
     );
     const running = [...context.runs.values()].filter((record) => record.phase !== 'ended');
@@ -125,14 +117,14 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
       running.flatMap((record) =>
         record.handle === null
           ? []
-          : [withTimeout(record.handle.cancel(), CLOSE_TIMEOUT_MS, `cancelling run ${record.id}`)],
+          : [withDeadline(record.handle.cancel(), CLOSE_TIMEOUT_MS, `cancelling run ${record.id}`)],
       ),
     );
     // A lease still opening would leave its guardian waiting for a holder that forgot it.
     await Promise.allSettled([...context.leasesByName.values()]);
     const held = [...heldById.values()].filter((lease) => !context.released.has(lease.id));
     await Promise.allSettled(
-      held.map((lease) => withTimeout(lease.release(), CLOSE_TIMEOUT_MS, `releasing lease ${lease.id}`)),
+      held.map((lease) => withDeadline(lease.release(), CLOSE_TIMEOUT_MS, `releasing lease ${lease.id}`)),
     );
     listeners.clear();
     if (options.reader === undefined) await reader.close();

@@ -2,7 +2,7 @@
 import { statePaths } from '@treewarden/engine';
 import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
 import { afterEach, expect } from 'vitest';
-import { makeTempDir, recordPastRun, removeTempDir, waitFor } from '../../../test-support/index.js';
+import { makeTempDir, pollUntil, recordPastRun, removeTempDir } from '../../../test-support/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
 
@@ -62,12 +62,12 @@ export function waitForRun(
   predicate: (run: RunView) => boolean,
   description: string,
 ): Promise<RunView> {
-  return waitFor(
+  return pollUntil(
     () => {
       const run = findRun(latestSnapshot(events), runId);
       return run !== undefined && predicate(run) ? run : null;
     },
-    { timeoutMs: EVENT_WAIT_MS, description },
+    { deadlineMs: EVENT_WAIT_MS, description },
   );
 }
 

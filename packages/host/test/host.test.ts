@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
 import { RUN_ID_ENV, readProcEntry } from '@treewarden/engine';
 import type { HostEvent, KillReport } from '@treewarden/protocol';
@@ -5,11 +6,10 @@ import { describe, expect, it } from 'vitest';
 import {
   fixturePath,
   isRunning,
+  pollUntil,
   readReportedPids,
-  sleep,
   spawnFixture,
   useProcessTracker,
-  waitFor,
 } from '../../../test-support/index.js';
 import { REQUESTED_POLL_DELAY_MS } from '../src/poll/poller.js';
 import {
@@ -57,8 +57,8 @@ describe('engine host', () => {
       expect(report.timeline.map((step) => step.action)).toContain('SIGTERM');
       for (const node of run.processes) expect(isRunning(node.pid, node.startTime)).toBe(false);
       expect(events.some((event) => event.type === 'killOutcome' && event.runId === started.runId)).toBe(true);
-      await waitFor(() => events.some((event) => event.type === 'runEnded' && event.runId === started.runId), {
-        timeoutMs: EVENT_WAIT_MS,
+      await pollUntil(() => events.some((event) => event.type === 'runEnded' && event.runId === started.runId), {
+        deadlineMs: EVENT_WAIT_MS,
         description: 'runEnded event',
       });
     },
@@ -70,13 +70,13 @@ describe('engine host', () => {
     async () => {
       const { host, events } = startHost();
       const ended = (runId: string) =>
-        waitFor(
+        pollUntil(
           () =>
             events.find(
               (event): event is Extract<HostEvent, { type: 'runEnded' }> =>
                 event.type === 'runEnded' && event.runId === runId,
             ),
-          { timeoutMs: EVENT_WAIT_MS, description: `run ${runId} to end` },
+          { deadlineMs: EVENT_WAIT_MS, description: `run ${runId} to end` },
         );
       const first = expectOk<{ runId: string; leaseId: string }>(
         await host.handle({
@@ -179,7 +179,7 @@ describe('engine host', () => {
       // fires after it, and pollNow waits for the tick in flight: so that tick is over before the
       // fixture starts, and cannot run between the reap and the explicit poll below (taking the
       // removal diff for itself). Not a wait for a process: only for the host's own timer.
-      await sleep(REQUESTED_POLL_DELAY_MS);
+      await delay(REQUESTED_POLL_DELAY_MS);
       await host.pollNow();
       const diffs = () => events.flatMap((event) => (event.type === 'systemDiff' ? [event] : []));
       expect(diffs()[0]?.full).toBe(true);
@@ -193,8 +193,8 @@ describe('engine host', () => {
       const key = `${fixture.pid}:${second?.upserts.find((node) => node.pid === fixture.pid)?.startTime}`;
       await tracker.cleanup();
       // Killed is not yet gone: until Node reaps it, the fixture is a zombie that still has a /proc entry.
-      await waitFor(() => readProcEntry(fixture.pid) === null, {
-        timeoutMs: EVENT_WAIT_MS,
+      await pollUntil(() => readProcEntry(fixture.pid) === null, {
+        deadlineMs: EVENT_WAIT_MS,
         description: 'the killed fixture to be reaped',
       });
       await host.pollNow();

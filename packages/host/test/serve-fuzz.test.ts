@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { waitFor } from '../../../test-support/index.js';
+import { pollUntil } from '../../../test-support/index.js';
 import {
   type FrontContext,
   type Random,
@@ -172,14 +172,14 @@ describe('serve under a fuzzed front', () => {
 
       const client = await openGoodClient(served);
       client.socket.send(JSON.stringify({ kind: 'request', id: 1, command: { type: 'listScenarios' } }));
-      const reply = await waitFor(() => client.messages.find((m) => m.kind === 'reply' && m.id === 1), {
-        timeoutMs: SERVE_START_WAIT_MS,
+      const reply = await pollUntil(() => client.messages.find((m) => m.kind === 'reply' && m.id === 1), {
+        deadlineMs: SERVE_START_WAIT_MS,
         description: 'the reply to listScenarios',
       });
       expect(reply.kind === 'reply' && reply.ok).toBe(true);
-      const snapshot = await waitFor(
+      const snapshot = await pollUntil(
         () => client.messages.find((m) => m.kind === 'event' && m.event.type === 'snapshot'),
-        { timeoutMs: SERVE_START_WAIT_MS, description: 'a snapshot event' },
+        { deadlineMs: SERVE_START_WAIT_MS, description: 'a snapshot event' },
       );
       expect(
         snapshot.kind === 'event' && snapshot.event.type === 'snapshot' && snapshot.event.snapshot.counts,

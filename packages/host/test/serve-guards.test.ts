@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { waitFor } from '../../../test-support/index.js';
+import { pollUntil } from '../../../test-support/index.js';
 import { createFaultLog, guardRequestHandler, guardUpgradeHandler } from '../src/serve/fault-guard.js';
 import { type ServeHandle, startServe } from '../src/serve/server.js';
 import { rawGet } from './raw-http.js';
@@ -47,8 +47,8 @@ function openClient(port: number): Promise<Client> {
     if (parsed.ok) messages.push(parsed.value);
   });
   const reply = (id: number) =>
-    waitFor(() => messages.find((m): m is ServerMessage & { kind: 'reply' } => m.kind === 'reply' && m.id === id), {
-      timeoutMs: REPLY_WAIT_MS,
+    pollUntil(() => messages.find((m): m is ServerMessage & { kind: 'reply' } => m.kind === 'reply' && m.id === id), {
+      deadlineMs: REPLY_WAIT_MS,
       description: `reply ${id}`,
     });
   return new Promise((resolve, reject) => {

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRunning, makeTempDir, removeTempDir, waitFor } from '../../../test-support/index.js';
+import { isRunning, makeTempDir, pollUntil, removeTempDir } from '../../../test-support/index.js';
 import { LAUNCH_DIR_NAME } from '../src/serve/launch-page.js';
 import { SERVE_START_WAIT_MS, type ServeChild, startServeChild } from './serve-child.js';
 
@@ -72,7 +72,10 @@ async function releaseOpener(opener: Opener): Promise<void> {
   writeFileSync(opener.stopFile, '');
   if (!existsSync(opener.pidFile)) return;
   const pid = Number(readFileSync(opener.pidFile, 'utf8'));
-  await waitFor(() => !isRunning(pid), { timeoutMs: SERVE_START_WAIT_MS, description: 'the stand-in browser to exit' });
+  await pollUntil(() => !isRunning(pid), {
+    deadlineMs: SERVE_START_WAIT_MS,
+    description: 'the stand-in browser to exit',
+  });
 }
 
 describe.skipIf(process.platform !== 'linux')('serve opens the browser without the token on any command line', () => {
@@ -102,7 +105,7 @@ describe.skipIf(process.platform !== 'linux')('serve opens the browser without t
         mkdirSync(join(stateDir, LAUNCH_DIR_NAME), { mode: 0o700 });
         writeFileSync(join(stateDir, LAUNCH_DIR_NAME, stale), 'left by a serve that was SIGKILLed');
       });
-      await waitFor(() => existsSync(opener.pidFile), { timeoutMs: SERVE_START_WAIT_MS, description: 'the opener' });
+      await pollUntil(() => existsSync(opener.pidFile), { deadlineMs: SERVE_START_WAIT_MS, description: 'the opener' });
       const argv = readFileSync(opener.argvFile, 'utf8').trim().split('\n');
       expect(argv).toEqual([expect.stringContaining(join(served.stateDir, LAUNCH_DIR_NAME))]);
       const page = argv[0] as string;
@@ -145,8 +148,8 @@ describe.skipIf(process.platform !== 'linux')('serve opens the browser without t
     'refuses %s: no page is written and no browser is started',
     async (_name, prepare, reason) => {
       const { served, opener } = await start(prepare);
-      const notice = await waitFor(() => /not opening a browser.*/.exec(served.stderr())?.[0], {
-        timeoutMs: SERVE_START_WAIT_MS,
+      const notice = await pollUntil(() => /not opening a browser.*/.exec(served.stderr())?.[0], {
+        deadlineMs: SERVE_START_WAIT_MS,
         description: 'the refusal on stderr',
       });
       expect(notice).toMatch(reason);

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { MAX_MESSAGE_BYTES, parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { fixturePath, isRunning, waitFor } from '../../../test-support/index.js';
+import { fixturePath, isRunning, pollUntil } from '../../../test-support/index.js';
 import { SERVE_EXIT_WAIT_MS, SERVE_START_WAIT_MS, type ServeChild, startServeChild } from './serve-child.js';
 
 const START_WAIT_MS = SERVE_START_WAIT_MS;
@@ -76,13 +76,13 @@ function openClient(served: Served): Promise<Client> {
     messages,
     send: (text) => socket.send(text),
     reply: (id) =>
-      waitFor(
+      pollUntil(
         () =>
           messages.find(
             (message): message is ServerMessage & { kind: 'reply' } => message.kind === 'reply' && message.id === id,
           ),
         {
-          timeoutMs: START_WAIT_MS,
+          deadlineMs: START_WAIT_MS,
           description: `reply ${id}`,
         },
       ),
@@ -214,7 +214,7 @@ describe('treewarden serve', () => {
       const started = await client.reply(1);
       if (!started.ok) throw new Error(started.error);
       const { runId } = started.result as { runId: string };
-      const processes = await waitFor(
+      const processes = await pollUntil(
         () => {
           for (const message of [...client.messages].reverse()) {
             if (message.kind !== 'event' || message.event.type !== 'snapshot') continue;
@@ -223,11 +223,11 @@ describe('treewarden serve', () => {
           }
           return null;
         },
-        { timeoutMs: START_WAIT_MS, description: 'the run tree in a snapshot' },
+        { deadlineMs: START_WAIT_MS, description: 'the run tree in a snapshot' },
       );
       expect(await served.stop()).toBe(0);
-      await waitFor(() => processes.every((node) => !isRunning(node.pid, node.startTime)), {
-        timeoutMs: EXIT_WAIT_MS,
+      await pollUntil(() => processes.every((node) => !isRunning(node.pid, node.startTime)), {
+        deadlineMs: EXIT_WAIT_MS,
         description: 'the run tree to be gone',
       });
     },

@@ -2,7 +2,9 @@
  * Checks shared by scenario definitions. Each returns a named verdict with a detail line that
  * reads well in the terminal, whether it passed or not.
  */
+
 import { statSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ScenarioCheck, ScenarioEvidence } from './types.js';
 
 /** A heartbeat that did not grow for this long has stopped (the fixture beats every 50 ms). */
@@ -40,7 +42,7 @@ export function reportedCheck(
 /** The heartbeat file stops growing: its writer is really dead, not just reparented. */
 export async function heartbeatQuietCheck(path: string): Promise<ScenarioCheck> {
   const before = sizeOf(path);
-  await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_QUIET_MS));
+  await delay(HEARTBEAT_QUIET_MS);
   const after = sizeOf(path);
   return {
     name: 'heartbeat went quiet',

@@ -2,6 +2,7 @@
  * The end of every scenario, whatever happened before: the survivor census, the scenario's own
  * checks, the engine's cleanup sweep (always, even when a check throws), and the verdict.
  */
+import { pollUntil } from '@treewarden/engine';
 import { type CensusEntry, liveMembers, scanScenario } from './census.js';
 import { sweepScenario } from './cleanup.js';
 import { judge, type ScenarioResult, toCleanupReport, toSurvivorInfo } from './result.js';
@@ -13,12 +14,15 @@ export const SURVIVOR_SETTLE_MS = 750;
 const SETTLE_POLL_MS = 150;
 
 async function settleSurvivors(session: Session): Promise<ReturnType<typeof liveMembers>> {
-  const deadline = Date.now() + SURVIVOR_SETTLE_MS;
-  for (;;) {
-    const live = liveMembers(scanScenario(session.sandbox.runId, session.sandbox.dir));
-    if (live.length === 0 || Date.now() >= deadline) return live;
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
-  }
+  let live: ReturnType<typeof liveMembers> = [];
+  await pollUntil(
+    () => {
+      live = liveMembers(scanScenario(session.sandbox.runId, session.sandbox.dir));
+      return live.length === 0;
+    },
+    { deadlineMs: SURVIVOR_SETTLE_MS, intervalMs: SETTLE_POLL_MS },
+  );
+  return live;
 }
 
 async function runChecks(session: Session, evidence: ScenarioEvidence | null): Promise<ScenarioCheck[]> {

@@ -4,7 +4,7 @@
  * `startScenario` returns at once with the run id and an `interrupt()` that the CLI's Ctrl-C
  * handler and the app's window-close call; `runScenario` awaits the result.
  */
-import { startRun as engineStartRun, RUN_ID_ENV, type Run, type RunSpec } from '@treewarden/engine';
+import { startRun as engineStartRun, RUN_ID_ENV, type Run, type RunSpec, withDeadline } from '@treewarden/engine';
 import { findScenario } from './catalog.js';
 import { concludeScenario } from './conclude.js';
 import { runNaive } from './naive.js';
@@ -106,18 +106,7 @@ export function startScenario(name: string, options: ScenarioRunOptions = {}): S
     result,
     async interrupt(why = 'interrupted') {
       session.trip(why, 'interrupt');
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`scenario ${name} did not wind down within ${INTERRUPT_WAIT_MS} ms`)),
-          INTERRUPT_WAIT_MS,
-        );
-      });
-      try {
-        return await Promise.race([result, bound]);
-      } finally {
-        clearTimeout(timer);
-      }
+      return withDeadline(result, INTERRUPT_WAIT_MS, `scenario ${name} winding down`);
     },
   };
 }

@@ -6,7 +6,7 @@
  * engine cleans it up.
  */
 import { spawn } from 'node:child_process';
-import { createOutputTail, RUN_ID_ENV, readProcTable } from '@treewarden/engine';
+import { createOutputTail, pollUntil, RUN_ID_ENV, readProcTable } from '@treewarden/engine';
 import type { Session } from './session.js';
 import type { ScenarioOutcomeFacts, WorkerPlan } from './types.js';
 
@@ -49,12 +49,7 @@ function sendQuietly(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 async function waitUntil(predicate: () => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() >= deadline || signal.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, NAIVE_POLL_MS));
-  }
-  return true;
+  return (await pollUntil(predicate, { deadlineMs: timeoutMs, intervalMs: NAIVE_POLL_MS, signal })) !== null;
 }
 
 function naiveKill(session: Session, rootPid: number, rootAlive: boolean): void {

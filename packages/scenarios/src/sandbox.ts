@@ -29,6 +29,19 @@ export interface Sandbox extends ScenarioContext {
   remove(): void;
 }
 
+/**
+ * Why fixtures that import `@treewarden/engine` (lease-harness, pid-reuse) cannot run here, or
+ * null: the engine's built entry must resolve from this package, as it does from the fixtures.
+ */
+export function engineUnbuiltReason(): string | null {
+  try {
+    resolveFromHere.resolve('@treewarden/engine');
+    return null;
+  } catch {
+    return 'the engine is not built (@treewarden/engine does not resolve to its dist): run npx tsc -b first';
+  }
+}
+
 /** A scenario's own fixture if it has one by that name, else the engine's shared one. */
 export function fixturePath(name: string): string {
   const own = join(FIXTURES_DIR, name);

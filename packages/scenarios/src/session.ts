@@ -2,7 +2,7 @@
  * The state one scenario execution shares between its parts: the sandbox, the narration, the
  * watchdog, the runs it started, and the abort that bounds and interruptions trigger.
  */
-import type { Run, RunSpec } from '@treewarden/engine';
+import { pollUntil, type Run, type RunSpec } from '@treewarden/engine';
 import type { ScenarioStep } from './result.js';
 import type { Sandbox } from './sandbox.js';
 import type { FixtureReport, ScenarioDefinition } from './types.js';
@@ -93,12 +93,12 @@ async function waitForReports(
   count: number,
   timeoutMs: number,
 ): Promise<FixtureReport[] | null> {
-  const deadline = Date.now() + timeoutMs;
-  while (!session.abort.signal.aborted) {
-    const matching = session.sandbox.readReports().filter((report) => report.role === role);
-    if (matching.length >= count) return matching;
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, REPORT_POLL_MS));
-  }
-  return null;
+  if (session.abort.signal.aborted) return null;
+  return pollUntil(
+    () => {
+      const matching = session.sandbox.readReports().filter((report) => report.role === role);
+      return matching.length >= count ? matching : null;
+    },
+    { deadlineMs: timeoutMs, intervalMs: REPORT_POLL_MS, signal: session.abort.signal },
+  );
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../test-support/index.js';
+import { pollUntil } from '../../../test-support/index.js';
 import { findLeftovers, testTimeoutFor } from './support.js';
 
 const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
@@ -80,8 +80,8 @@ describe.skipIf(missing !== '')(`treewarden scenario${missing}`, () => {
       output += chunk.toString('utf8');
     });
     // The escaped child is announced by the census once it runs in its own session.
-    await waitFor(() => /appeared: \d+ .*\(own session/.test(output), {
-      timeoutMs: 20_000,
+    await pollUntil(() => /appeared: \d+ .*\(own session/.test(output), {
+      deadlineMs: 20_000,
       description: 'the setsid escape to happen',
     });
     const dir = /\/tmp\/treewarden-scenario-setsid-escape-\w+/.exec(output)?.[0];
@@ -111,8 +111,8 @@ describe.skipIf(missing !== '')(`treewarden scenario${missing}`, () => {
       child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
       });
-      await waitFor(() => /appeared: \d+ .*\(own session/.test(output), {
-        timeoutMs: 30_000,
+      await pollUntil(() => /appeared: \d+ .*\(own session/.test(output), {
+        deadlineMs: 30_000,
         description: 'the setsid escape to happen under the lease',
       });
       dir = /\/tmp\/treewarden-scenario-setsid-escape-\w+/.exec(output)?.[0] as string;
@@ -120,8 +120,8 @@ describe.skipIf(missing !== '')(`treewarden scenario${missing}`, () => {
       expect(findLeftovers(runId, dir).length, output).toBeGreaterThanOrEqual(2);
       child.kill('SIGKILL');
       await done;
-      await waitFor(() => findLeftovers(runId, dir).length === 0, {
-        timeoutMs: GUARDIAN_CLEANUP_MS,
+      await pollUntil(() => findLeftovers(runId, dir).length === 0, {
+        deadlineMs: GUARDIAN_CLEANUP_MS,
         description: "the guardian to end the SIGKILLed CLI's scenario run",
       });
     } finally {

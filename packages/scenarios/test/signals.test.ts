@@ -1,6 +1,6 @@
 /** Hard-to-end workers: ignored and trapped signals, zombies, fork loops, a photo finish. */
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../test-support/index.js';
+import { pollUntil } from '../../../test-support/index.js';
 import { startScenario } from '../src/index.js';
 import {
   expectScenarioPassed,
@@ -28,8 +28,8 @@ describe('interrupting a scenario (Ctrl-C, window closed)', () => {
   }, async () => {
     const execution = startScenario('trap-term-int');
     // Wait until the trapping child is up, so there is a real tree to end.
-    await waitFor(() => findLeftovers(execution.runId, execution.dir).length >= 2, {
-      timeoutMs: 20_000,
+    await pollUntil(() => findLeftovers(execution.runId, execution.dir).length >= 2, {
+      deadlineMs: 20_000,
       description: 'the trap-term-int tree to come up',
     });
     const result = await execution.interrupt('test interrupt');

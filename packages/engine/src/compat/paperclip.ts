@@ -9,6 +9,7 @@ import type { SignalName, SignalOps, SignalResult } from '../kill/types.js';
 import { NoTableError } from '../ownership/errors.js';
 import { readLeanProcTable } from '../ownership/proc-reader.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import { pollUntil } from '../runtime/wait.js';
 import { createSignalOps } from '../signal/signal-ops.js';
 import { readDarwinTable } from '../table/darwin-ps.js';
 import type { SpawnInspector } from '../table/inspector.js';
@@ -202,15 +203,8 @@ export function createProcessTreeOwner(child: ChildProcess, options: ProcessTree
 /** The cheap observation stopOwnedProcessTree polls with (owned trees only), per owner. */
 const treePolls = new WeakMap<ProcessTreeOwner, () => Promise<void>>();
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 async function waitUntil(condition: () => Promise<boolean> | boolean, boundMs: number): Promise<boolean> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(STOP_POLL_MS);
-  }
+  return (await pollUntil(condition, { deadlineMs: boundMs, intervalMs: STOP_POLL_MS })) !== null;
 }
 
 /** No table: all that is known is the direct child. SIGTERM, wait, SIGKILL, wait, or fail loudly. */

@@ -8,6 +8,7 @@
 import { type EndReport, endMembers } from '../orphans/end-members.js';
 import { findRunMembers, type MemberMatch } from '../orphans/membership.js';
 import type { Run } from '../run/types.js';
+import { withDeadline } from '../runtime/wait.js';
 import type { ProcessIdentity } from '../table/types.js';
 import type { GuardianDeps } from './guardian-deps.js';
 import type { LeaseRunInfo } from './registry.js';
@@ -33,14 +34,9 @@ export interface SweepInput {
   rootPids(): Set<number>;
 }
 
-function boundedWait(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void Promise.allSettled(promises).then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+/** Waits for every promise to settle, but no longer than `ms`. */
+async function boundedWait(promises: readonly Promise<unknown>[], ms: number): Promise<void> {
+  await withDeadline(Promise.allSettled(promises), ms, 'the runs ending').catch(() => {});
 }
 
 function findMembers(input: SweepInput): MemberMatch[] | null {

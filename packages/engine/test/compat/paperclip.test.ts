@@ -6,7 +6,7 @@ import {
   readProcessTable,
   stopOwnedProcessTree,
 } from '../../src/compat/paperclip.js';
-import { isRunning, readReportedPids, spawnFixture, useProcessTracker, waitFor } from '../helpers/index.js';
+import { isRunning, pollUntil, readReportedPids, spawnFixture, useProcessTracker } from '../helpers/index.js';
 
 const GRACE_MS = 300;
 const KILL_MS = 3000;
@@ -60,7 +60,7 @@ describe('paperclip compat on real processes', () => {
     const owner = createProcessTreeOwner(fixture.child, { readTable: async () => null });
     try {
       await stopOwnedProcessTree(fixture.child, owner, GRACE_MS, KILL_MS);
-      await waitFor(() => !isRunning(fixture.pid), { description: 'the child to die' });
+      await pollUntil(() => !isRunning(fixture.pid), { description: 'the child to die' });
     } finally {
       owner.stopObserving();
     }
@@ -74,7 +74,7 @@ describe('paperclip compat on real processes', () => {
       return inspector;
     });
     expect(table).toBeNull();
-    await waitFor(() => inspector?.signalCode === 'SIGKILL', { description: 'the inspector to be SIGKILLed' });
+    await pollUntil(() => inspector?.signalCode === 'SIGKILL', { description: 'the inspector to be SIGKILLed' });
   });
 
   it('readProcessTable parses a ps listing into observations (zombies marked)', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isRunning, readReportedPids, spawnFixture, useProcessTracker, waitFor } from './index.js';
+import { isRunning, pollUntil, readReportedPids, spawnFixture, useProcessTracker } from './index.js';
 
 describe('test helpers', () => {
   const tracker = useProcessTracker();
 
-  it('waitFor rejects with the description once the deadline passes', async () => {
-    await expect(waitFor(() => false, { timeoutMs: 50, description: 'never' })).rejects.toThrow(/never/);
+  it('pollUntil rejects with the description once the deadline passes', async () => {
+    await expect(pollUntil(() => false, { deadlineMs: 50, description: 'never' })).rejects.toThrow(/never/);
   });
 
   it('tracks reported pids across setsid and ends them at cleanup', async () => {

@@ -6,11 +6,11 @@ import { RUN_ID_ENV } from '../../src/run/types.js';
 import {
   identityOf,
   isRunning,
+  pollUntil,
   readReportedPids,
   readReports,
   spawnFixture,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 describe('escaped descendants', () => {
@@ -33,7 +33,7 @@ describe('escaped descendants', () => {
     const owner = createTreeOwner(identityOf(fixture.pid));
     await owner.observe();
     process.kill(fixture.pid, 'SIGKILL');
-    await waitFor(() => !isRunning(fixture.pid), { description: 'root to exit' });
+    await pollUntil(() => !isRunning(fixture.pid), { description: 'root to exit' });
     await owner.observe();
     expect(owner.members().map((m) => m.pid)).toEqual([pid]);
     // With the root gone, the graceful root is the escape's own (fully owned) group.
@@ -49,7 +49,7 @@ describe('escaped descendants', () => {
     const fixture = spawnFixture(tracker, 'double-fork.mjs', [], { detached: true, env: { [RUN_ID_ENV]: runId } });
     const [daemon] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'daemon' });
     const daemonPid = daemon?.pid as number;
-    await waitFor(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
+    await pollUntil(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
     const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0, runId });
     expect(outcome.result).toBe('killed');
     expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
@@ -59,7 +59,7 @@ describe('escaped descendants', () => {
   it('without the cookie a double-forked daemon is out of reach of ancestry (the cookie is what finds it)', async () => {
     const fixture = spawnFixture(tracker, 'double-fork.mjs', [], { detached: true });
     const [daemon] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'daemon' });
-    await waitFor(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
+    await pollUntil(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
     const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0 });
     expect(outcome.result).toBe('killed');
     expect(isRunning(daemon?.pid as number)).toBe(true);

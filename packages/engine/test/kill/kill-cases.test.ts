@@ -14,12 +14,12 @@ import {
   identityOf,
   isRunning,
   makeTempDir,
+  pollUntil,
   REPORT_ENV,
   readReportedPids,
   spawnFixture,
   startTimeOf,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 const GRACE_MS = 300;
@@ -49,7 +49,7 @@ describe('kill cases', () => {
     const zombiePid = await new Promise<number>((resolve) =>
       parent.stdout?.once('data', (d) => resolve(Number(String(d)))),
     );
-    await waitFor(() => readProcEntry(zombiePid)?.state === 'Z', { description: 'the zombie' });
+    await pollUntil(() => readProcEntry(zombiePid)?.state === 'Z', { description: 'the zombie' });
     const zombie = identityOf(zombiePid);
     const onZombie = await killTree(zombie, { graceMs: 0 });
     expect(onZombie.result).toBe('already_gone');
@@ -69,7 +69,7 @@ describe('kill cases', () => {
       env: { FORK_LOOP_LIFETIME_S: '40' },
     });
     tracker.trackEnvMarker(REPORT_ENV, fixture.reportFile);
-    await waitFor(() => readFileSync(countFile, 'utf8').split('\n').length > 15, { description: 'the loop to fork' });
+    await pollUntil(() => readFileSync(countFile, 'utf8').split('\n').length > 15, { description: 'the loop to fork' });
     const outcome = await killTree(identityOf(fixture.pid), { graceMs: 0 });
     expect(outcome.result).toBe('killed');
     expect(outcome.killed.length).toBeGreaterThan(10);

@@ -1,16 +1,16 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { killTree } from '../../src/kill/kill-tree.js';
 import {
   isRunning,
   makeTempDir,
+  pollUntil,
   readReportedPids,
-  sleep,
   spawnFixture,
   startTimeOf,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 /** Long enough for several heartbeats (50 ms apart) on a loaded machine. */
@@ -25,13 +25,13 @@ describe('killTree on real trees', () => {
       detached: true,
     });
     const reports = await readReportedPids(tracker, tree.reportFile, 2, { role: 'heartbeat' });
-    await waitFor(() => statSync(beat).size > 0, { description: 'first heartbeat' });
+    await pollUntil(() => statSync(beat).size > 0, { description: 'first heartbeat' });
     const outcome = await killTree({ pid: tree.pid, startTime: startTimeOf(tree.pid) }, { graceMs: 200 });
     expect(outcome.result).toBe('killed');
     expect(outcome.survivors).toEqual([]);
     for (const report of reports) expect(isRunning(report.pid)).toBe(false);
     const size = statSync(beat).size;
-    await sleep(QUIET_CHECK_MS);
+    await delay(QUIET_CHECK_MS);
     expect(statSync(beat).size).toBe(size);
     expect(outcome.timeline.map((e) => e.action)).toContain('SIGTERM');
   });

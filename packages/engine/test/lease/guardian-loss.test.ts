@@ -27,7 +27,14 @@ import { adoptRun } from '../../src/run/start-run.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
 import { statePaths } from '../../src/state/state-dir.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
-import { identityOf, isRunning, readReportedPids, spawnFixture, useProcessTracker, waitFor } from '../helpers/index.js';
+import {
+  identityOf,
+  isRunning,
+  pollUntil,
+  readReportedPids,
+  spawnFixture,
+  useProcessTracker,
+} from '../helpers/index.js';
 
 /** Bound for an adopted run to reach its outcome: its timeout, the grace, the kill, on a loaded box. */
 const ADOPTED_OUTCOME_WAIT_MS = 30_000;
@@ -115,8 +122,8 @@ describe('adoptRun: supervising a tree someone else launched', () => {
       expect(run.phase).toBe('running');
       expect(isRunning(escaped)).toBe(true);
 
-      const outcome = await waitFor(() => (run.phase === 'ended' ? run.outcome : null), {
-        timeoutMs: ADOPTED_OUTCOME_WAIT_MS,
+      const outcome = await pollUntil(() => (run.phase === 'ended' ? run.outcome : null), {
+        deadlineMs: ADOPTED_OUTCOME_WAIT_MS,
         description: 'the adopted run to end',
       });
       expect(outcome).toMatchObject({ classification: 'timeout', survivors: [], runId, pid: root.pid });

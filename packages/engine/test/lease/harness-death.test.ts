@@ -21,10 +21,10 @@ import { readLedger } from '../../src/ledger/read.js';
 import type { LeaseEndRecord, RunEndRecord } from '../../src/ledger/records.js';
 import { statePaths } from '../../src/state/state-dir.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
-import { useProcessTracker, waitFor } from '../helpers/index.js';
+import { pollUntil, useProcessTracker } from '../helpers/index.js';
 
 const HOLDER_EXIT_WAIT_MS = 20_000;
-const REPORT_WAIT = { timeoutMs: NO_SURVIVOR_WAIT_MS, description: 'the holder to report' };
+const REPORT_WAIT = { deadlineMs: NO_SURVIVOR_WAIT_MS, description: 'the holder to report' };
 const homes: string[] = [];
 afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
@@ -47,8 +47,8 @@ async function startAgentTree(tracker: ReturnType<typeof useProcessTracker>): Pr
 }
 
 async function expectHolderGone(held: HeldLease): Promise<void> {
-  await waitFor(() => readProcEntry(held.holderPid) === null || readProcEntry(held.holderPid)?.state === 'Z', {
-    timeoutMs: HOLDER_EXIT_WAIT_MS,
+  await pollUntil(() => readProcEntry(held.holderPid) === null || readProcEntry(held.holderPid)?.state === 'Z', {
+    deadlineMs: HOLDER_EXIT_WAIT_MS,
     description: 'the holder to exit',
   });
 }
@@ -104,7 +104,7 @@ describe('lease guardian: the harness-death matrix', () => {
     async () => {
       const held = await startAgentTree(tracker);
       process.kill(held.holderPid, 'SIGUSR2');
-      const [released] = await waitFor(() => {
+      const [released] = await pollUntil(() => {
         const found = reportsOf(held, 'released');
         return found.length > 0 ? found : null;
       }, REPORT_WAIT);
@@ -123,7 +123,7 @@ describe('lease guardian: the harness-death matrix', () => {
     async () => {
       const held = await startHolder(tracker, 'exit-at.mjs', [String(Date.now() + 500)], 0);
       homes.push(held.home);
-      const [ended] = await waitFor(() => {
+      const [ended] = await pollUntil(() => {
         const found = reportsOf(held, 'run-ended');
         return found.length > 0 ? found : null;
       }, REPORT_WAIT);

@@ -22,10 +22,10 @@ import {
   isRunning,
   MAX_LIFETIME_ENV,
   makeTempDir,
+  pollUntil,
   REPORT_ENV,
   readReportedPids,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 const homes: string[] = [];
@@ -46,12 +46,12 @@ describe('lease guardian as a child subreaper', () => {
       // The escape worked: no cookie, cwd outside the run dir, and adopted by the guardian.
       expect(readRunCookies(daemon?.pid as number)?.runId).toBeUndefined();
       expect(daemon?.cwd).toBe('/');
-      await waitFor(() => readProcEntry(daemon?.pid as number)?.ppid === held.guardianPid, {
+      await pollUntil(() => readProcEntry(daemon?.pid as number)?.ppid === held.guardianPid, {
         description: 'the daemon to be reparented to the guardian',
       });
       process.kill(-held.holderPid, 'SIGKILL');
-      await waitFor(() => !isRunning(daemon?.pid as number, daemon?.startTime), {
-        timeoutMs: NO_SURVIVOR_WAIT_MS,
+      await pollUntil(() => !isRunning(daemon?.pid as number, daemon?.startTime), {
+        deadlineMs: NO_SURVIVOR_WAIT_MS,
         description: 'the adopted daemon to be ended by the guardian',
       });
     },
@@ -82,12 +82,12 @@ describe('lease guardian as a child subreaper', () => {
         expect(firstOutcome.classification).toBe('ok');
         expect(firstOutcome.leftovers.map((identity) => identity.pid)).toContain(escaped);
         // The guardian reaps the adopted zombie by pid within a couple of reaper ticks.
-        await waitFor(
+        await pollUntil(
           () => {
             const entry = readProcEntry(escaped);
             return entry === null || entry.ppid !== lease.guardian.pid;
           },
-          { timeoutMs: 10_000, description: "the guardian to reap run 1's adopted zombie" },
+          { deadlineMs: 10_000, description: "the guardian to reap run 1's adopted zombie" },
         );
         // Membership never counts a zombie: run 1 has no live member whatever the table holds.
         const table = readProcTable();

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appendLedgerRecord, MAX_RECORD_BYTES, serializeRecord } from '../../src/ledger/append.js';
 import { parseLedger, readLedger } from '../../src/ledger/read.js';
 import type { KillRecord, LedgerEntry } from '../../src/ledger/records.js';
-import { makeTempDir, readReportedPids, spawnFixture, useProcessTracker, waitFor } from '../helpers/index.js';
+import { makeTempDir, pollUntil, readReportedPids, spawnFixture, useProcessTracker } from '../helpers/index.js';
 
 const WRITERS = 4;
 const RECORDS_PER_WRITER = 150;
@@ -126,7 +126,7 @@ describe('ledger', () => {
       spawnFixture(tracker, 'ledger-writer.mjs', [file, `k${i}`, '0', String(KILL_TEST_PAD_BYTES)]),
     );
     for (const writer of writers) await readReportedPids(tracker, writer.reportFile, 1);
-    await waitFor(() => readFileSync(file, 'utf8').split('\n').length > 40, {
+    await pollUntil(() => readFileSync(file, 'utf8').split('\n').length > 40, {
       description: 'the writers to append 40 records',
     });
     for (const writer of writers) writer.child.kill('SIGKILL');

@@ -17,11 +17,11 @@ import { readProcEntry } from '../../src/table/linux-proc.js';
 import {
   isRunning,
   makeTempDir,
+  pollUntil,
   readReportedPids,
   recordPastRun,
   spawnFixture,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 /** Short grace: the leaked fixtures die on SIGTERM; keeps the suite quick. */
@@ -105,8 +105,8 @@ describe('orphans', () => {
       const helperPid = helper?.pid as number;
       process.kill(held.holderPid, 'SIGKILL');
       const paths = statePaths(held.home);
-      await waitFor(() => listLeases(paths)[0]?.state === 'ended', {
-        timeoutMs: NO_SURVIVOR_WAIT_MS,
+      await pollUntil(() => listLeases(paths)[0]?.state === 'ended', {
+        deadlineMs: NO_SURVIVOR_WAIT_MS,
         description: 'the guardian to end the lease',
       });
       // The guardian ended its run, not the harness's own helper: that one is a leak.
@@ -133,7 +133,7 @@ describe('orphans', () => {
       const escaper = spawnFixture(tracker, 'setsid-escape.mjs', ['--exit'], { env: { [RUN_ID_ENV]: runId } });
       const [report] = await readReportedPids(tracker, escaper.reportFile, 1, { role: 'escaper' });
       const escaped = report?.child as number;
-      await waitFor(() => readProcEntry(escaped)?.ppid === 1, {
+      await pollUntil(() => readProcEntry(escaped)?.ppid === 1, {
         description: 'the escaped child to be reparented to pid 1',
       });
       const scan = findOrphans({ paths });

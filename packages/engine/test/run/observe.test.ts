@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
-import { isRunning, readReportedPids, useProcessTracker, waitFor } from '../helpers/index.js';
+import { isRunning, pollUntil, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
 
 describe('run tree observation', () => {
@@ -20,7 +20,7 @@ describe('run tree observation', () => {
     });
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });
     const children = (parent?.children as number[]) ?? [];
-    await waitFor(() => children.every((pid) => latest.some((member) => member.pid === pid)), {
+    await pollUntil(() => children.every((pid) => latest.some((member) => member.pid === pid)), {
       description: 'both children among the observed members',
     });
     expect(latest.map((member) => member.pid)).toContain(run.identity?.pid);
@@ -40,7 +40,7 @@ describe('run tree observation', () => {
     expect(run.identity).toBeNull();
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });
     tracker.trackGroup(parent?.pid ?? -1);
-    await waitFor(() => run.identity !== null, { description: 'the identity to be read' });
+    await pollUntil(() => run.identity !== null, { description: 'the identity to be read' });
     expect(run.identity?.pid).toBe(parent?.pid);
     run.cancel();
     const outcome = await run.outcome;

@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readProcEntry } from '../../src/table/linux-proc.js';
-import { isRunning, readReportedPids, sleep, useProcessTracker, waitFor } from '../helpers/index.js';
+import { isRunning, pollUntil, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, nodeScript, startTracked, useFixtureEnv } from './run-helpers.js';
 import { createFailingKillOwner } from './stub-owner.js';
 
@@ -47,7 +48,7 @@ describe('run timeout and cancel', () => {
       { scheduleTimeout: timer.scheduleTimeout },
     );
     const [beat] = await readReportedPids(tracker, reportFile, 1, { role: 'heartbeat' });
-    await waitFor(() => statSync(heartbeat).size > 2, { description: 'the heartbeat to beat' });
+    await pollUntil(() => statSync(heartbeat).size > 2, { description: 'the heartbeat to beat' });
     timer.fire();
     const outcome = await run.outcome;
     expect(outcome.classification).toBe('timeout');
@@ -55,7 +56,7 @@ describe('run timeout and cancel', () => {
     expect(outcome.survivors).toEqual([]);
     expect(isRunning(beat?.pid ?? -1)).toBe(false);
     const size = statSync(heartbeat).size;
-    await sleep(QUIET_CHECK_MS);
+    await delay(QUIET_CHECK_MS);
     expect(statSync(heartbeat).size).toBe(size);
   });
 
@@ -83,7 +84,7 @@ describe('run timeout and cancel', () => {
     const run = startTracked(tracker, { ...nodeFixture('spawn-children.mjs', ['2', 'run-forever.mjs']), env });
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });
     const children = (parent?.children as number[]) ?? [];
-    await waitFor(() => children.every((pid) => isRunning(pid)));
+    await pollUntil(() => children.every((pid) => isRunning(pid)), { description: 'every child running' });
     const phases: string[] = [];
     run.subscribe((event) => {
       if (event.type === 'phase') phases.push(event.phase);
@@ -109,7 +110,7 @@ describe('run timeout and cancel', () => {
     );
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });
     const childPid = ((parent?.children as number[]) ?? [])[0] ?? -1;
-    await waitFor(() => isRunning(childPid));
+    await pollUntil(() => isRunning(childPid), { description: 'the child running' });
     const childIdentity = { pid: childPid, startTime: readProcEntry(childPid)?.startTime ?? '' };
     timer.fire();
     const outcome = await run.outcome;

@@ -5,11 +5,11 @@ import { loadPidfd } from '../../src/signal/pidfd.js';
 import { createSignalOps } from '../../src/signal/signal-ops.js';
 import {
   isRunning,
+  pollUntil,
   readReportedPids,
   spawnFixture,
   startTimeOf,
   useProcessTracker,
-  waitFor,
 } from '../helpers/index.js';
 
 const NOBODY = 65534;
@@ -30,7 +30,7 @@ describe('signal ops', () => {
       expect(ops.signalProcess({ ...identity, startTime: 'stale' }, 'SIGKILL')).toBe('gone');
       expect(isRunning(fixture.pid)).toBe(true);
       expect(ops.signalProcess(identity, 'SIGKILL')).toBe('sent');
-      await waitFor(() => !isRunning(fixture.pid), { description: 'the process to die' });
+      await pollUntil(() => !isRunning(fixture.pid), { description: 'the process to die' });
       expect(ops.signalProcess(identity, 'SIGKILL')).toBe('gone');
     });
   }
@@ -56,7 +56,7 @@ describe('signal ops', () => {
       const other = spawn('sleep', ['30'], { uid: NOBODY, gid: NOBODY, stdio: 'ignore' });
       tracker.trackChild(other);
       const pid = other.pid as number;
-      await waitFor(() => isRunning(pid), { description: 'the other user’s process' });
+      await pollUntil(() => isRunning(pid), { description: 'the other user’s process' });
       const ops = createSignalOps();
       let error: unknown;
       try {

@@ -9,7 +9,7 @@ import {
 } from '../../src/table/darwin-ps.js';
 import { type InspectorProcess, runBoundedInspector } from '../../src/table/inspector.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
-import { useProcessTracker, waitFor } from '../helpers/index.js';
+import { pollUntil, useProcessTracker } from '../helpers/index.js';
 import { fakeSpawner, missingBinarySpawner } from './fake-inspector.js';
 
 /** `LC_ALL=C ps -axww -o pid=,ppid=,pgid=,uid=,stat=,rss=,time=,lstart=,command=` on macOS 14. */
@@ -118,7 +118,7 @@ describe('bounded inspector on real processes', () => {
   it('kills a real inspector that floods its output cap', async () => {
     const flood = spawnStubborn('while :; do echo 0123456789abcdef0123456789abcdef; done');
     expect(await runBoundedInspector(flood.spawnInspector, { maxBytes: 64 * 1024 })).toBeNull();
-    await waitFor(() => readProcEntry(flood.pid()) === null, { description: 'the flooding inspector to be gone' });
+    await pollUntil(() => readProcEntry(flood.pid()) === null, { description: 'the flooding inspector to be gone' });
   });
 
   it('kills a real inspector that hangs past its time bound', async () => {
@@ -126,7 +126,7 @@ describe('bounded inspector on real processes', () => {
     const started = Date.now();
     expect(await runBoundedInspector(hang.spawnInspector, { timeoutMs: 300 })).toBeNull();
     expect(Date.now() - started).toBeLessThan(5_000);
-    await waitFor(() => readProcEntry(hang.pid()) === null, { description: 'the hung inspector to be gone' });
+    await pollUntil(() => readProcEntry(hang.pid()) === null, { description: 'the hung inspector to be gone' });
   });
 
   it('parses the portable columns from this machine’s own ps', async () => {

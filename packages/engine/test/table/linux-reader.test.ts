@@ -7,7 +7,7 @@ import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
 import { filterTrees } from '../../src/table/trees.js';
-import { makeTempDir, type ProcessTracker, removeTempDir, useProcessTracker, waitFor } from '../helpers/index.js';
+import { makeTempDir, type ProcessTracker, pollUntil, removeTempDir, useProcessTracker } from '../helpers/index.js';
 
 /** How long a test shell waits for the lines it prints (sh start-up on a loaded 2-core box). */
 const LINES_WAIT_MS = 10_000;
@@ -38,8 +38,8 @@ function startShell(
   const lines: string[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
   const pids = async (count: number) => {
-    const found = await waitFor(() => (lines.length >= count ? lines.slice(0, count).map(Number) : null), {
-      timeoutMs: LINES_WAIT_MS,
+    const found = await pollUntil(() => (lines.length >= count ? lines.slice(0, count).map(Number) : null), {
+      deadlineMs: LINES_WAIT_MS,
       description: `${count} pid line(s) from sh ${pid}`,
     });
     for (const reported of found) tracker.trackPid(reported);
@@ -77,10 +77,13 @@ describe('linux /proc reader', () => {
     const shell = startShell(tracker, 'setsid sleep 60 & echo $!; wait');
     const [escaped] = (await shell.pids(1)) as [number];
     // setsid(1) execs in place, so the pid is the new session's leader once the exec happened.
-    const entry = await waitFor(() => {
-      const read = readProcEntry(escaped);
-      return read?.command === 'sleep' ? read : null;
-    });
+    const entry = await pollUntil(
+      () => {
+        const read = readProcEntry(escaped);
+        return read?.command === 'sleep' ? read : null;
+      },
+      { description: 'the escaped child to exec sleep' },
+    );
     expect(entry).toMatchObject({ ppid: shell.pid, sid: escaped, pgid: escaped });
     expect(readProcEntry(shell.pid)?.sid).not.toBe(escaped);
   });
@@ -90,10 +93,13 @@ describe('linux /proc reader', () => {
     const shell = startShell(tracker, 'sleep 0 & echo $!; exec sleep 60');
     const [zombie] = (await shell.pids(1)) as [number];
     const reader = createLinuxReader();
-    const entry = await waitFor(() => {
-      const read = reader.snapshot().entries.get(zombie);
-      return read?.state === 'Z' ? read : null;
-    });
+    const entry = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(zombie);
+        return read?.state === 'Z' ? read : null;
+      },
+      { description: 'the child to become a zombie' },
+    );
     expect(entry).toMatchObject({ ppid: shell.pid, args: [], cwd: null });
     expect(reader.snapshotTrees([shell.pid]).entries.get(zombie)?.state).toBe('Z');
   });
@@ -104,7 +110,7 @@ describe('linux /proc reader', () => {
     const stat = readStatFields(shell.pid);
     expect(stat).not.toBeNull();
     shell.child.stdin?.end('\n');
-    await waitFor(() => shell.child.exitCode !== null);
+    await pollUntil(() => shell.child.exitCode !== null, { description: 'the shell to exit' });
     // The stat line was read while it lived; the rest of the entry can no longer be.
     expect(stat && buildEntry(shell.pid, stat, new Map())).toBeNull();
     expect(readProcEntry(shell.pid)).toBeNull();
@@ -133,11 +139,14 @@ describe('linux /proc reader', () => {
     await owned.pids(1);
     const reader = createLinuxReader();
     // 1 root + 3 middle shells + 6 sleeps, once every fork and exec has happened.
-    const tree = await waitFor(() => {
-      const read = reader.snapshotTrees([owned.pid]);
-      const sleeps = [...read.entries.values()].filter((entry) => entry.command === 'sleep');
-      return read.entries.size === 10 && sleeps.length === 6 ? read : null;
-    });
+    const tree = await pollUntil(
+      () => {
+        const read = reader.snapshotTrees([owned.pid]);
+        const sleeps = [...read.entries.values()].filter((entry) => entry.command === 'sleep');
+        return read.entries.size === 10 && sleeps.length === 6 ? read : null;
+      },
+      { description: 'the owned tree of 10 with 6 sleeps' },
+    );
     const expected = filterTrees(reader.snapshot(), [owned.pid]);
     expect([...tree.entries.keys()].sort()).toEqual([...expected.entries.keys()].sort());
     const leaves = [...tree.entries.values()].filter((entry) => entry.command === 'sleep');
@@ -164,10 +173,13 @@ describe('linux /proc reader', () => {
     shell.child.stdin?.write('\n');
     // A read inside exec can see the new comm before the new argv exists (empty); that must not
     // be cached, so a later read has to show the real argv.
-    const after = await waitFor(() => {
-      const read = reader.snapshot().entries.get(shell.pid);
-      return read?.command === 'sleep' && read.args.length > 0 ? read : null;
-    });
+    const after = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(shell.pid);
+        return read?.command === 'sleep' && read.args.length > 0 ? read : null;
+      },
+      { description: 'the shell to exec sleep' },
+    );
     expect(after.args).toEqual(['sleep', '60', '1']);
     expect(after.startTime).toBe(before?.startTime);
   });
@@ -178,10 +190,13 @@ describe('linux /proc reader', () => {
     // bash's `exec -a` sets argv[0] to raw bytes that are not UTF-8.
     const child = spawn('bash', ['-c', 'exec -a "$(printf "bad\\377name")" sleep 60'], { stdio: 'ignore' });
     const pid = tracker.trackChild(child);
-    const entry = await waitFor(() => {
-      const read = readProcEntry(pid);
-      return read?.command === 'sleep' ? read : null;
-    });
+    const entry = await pollUntil(
+      () => {
+        const read = readProcEntry(pid);
+        return read?.command === 'sleep' ? read : null;
+      },
+      { description: 'the renamed process to exec sleep' },
+    );
     expect(entry.args).toEqual(['bad\uFFFDname', '60']);
     expect(entry).toMatchObject({ ppid: process.pid, uid: process.getuid?.() });
     expect(entry.cwd).toBe(process.cwd());

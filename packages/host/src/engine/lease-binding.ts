@@ -10,6 +10,7 @@ import {
   type LeaseRun,
   openLease,
   type ProcessIdentity,
+  pollUntil,
   type RunOutcome,
   type RunSpec,
   readProcEntry,
@@ -28,10 +29,7 @@ async function waitUntilStarted(run: LeaseRun): Promise<void> {
   void run.outcome.then(() => {
     ended = true;
   });
-  const deadline = Date.now() + RUN_START_WAIT_MS;
-  while (run.runDir === null && !ended && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, RUN_START_POLL_MS));
-  }
+  await pollUntil(() => run.runDir !== null || ended, { deadlineMs: RUN_START_WAIT_MS, intervalMs: RUN_START_POLL_MS });
 }
 
 function followOutput(run: LeaseRun): () => { stdout: string; stderr: string } {

@@ -3,22 +3,20 @@
  * guardian. The harness is a fixture (lease-harness.mjs) using the engine's lease API from dist.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   isZombie,
   type ProcessIdentity,
+  pollUntil,
   RUN_ID_ENV,
   readLeaseFile,
   readProcEntry,
   statePaths,
 } from '@treewarden/engine';
 import { heartbeatQuietCheck, reportedCheck } from '../checks.js';
+import { engineUnbuiltReason } from '../sandbox.js';
 import type { DriverTools, ScenarioContext, ScenarioDefinition, ScenarioOutcomeFacts } from '../types.js';
 
-/** The lease API the harness imports; present once the engine is built (npx tsc -b). */
-const LEASE_DIST = fileURLToPath(new URL('../../../dist/lease/index.js', import.meta.url));
 /** Harness + guardian start-up (two node processes) and the workers' reports, on a busy machine. */
 const READY_WAIT_MS = 20_000;
 /** The guardian notices lease EOF, cancels the run (grace + kill) and sweeps. */
@@ -32,13 +30,8 @@ function isAlive(identity: ProcessIdentity): boolean {
   return entry !== null && entry.startTime === identity.startTime && !isZombie(entry);
 }
 
-async function pollUntil(predicate: () => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() >= deadline || signal.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return true;
+async function waitUntil(predicate: () => boolean, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+  return (await pollUntil(predicate, { deadlineMs: timeoutMs, intervalMs: POLL_MS, signal })) !== null;
 }
 
 function spawnHarness(ctx: ScenarioContext): number {
@@ -80,7 +73,7 @@ async function driveHarness(ctx: ScenarioContext, tools: DriverTools): Promise<S
   let classification: ScenarioOutcomeFacts['classification'] = null;
   if (guardian !== undefined && typeof harness.stateDir === 'string' && typeof harness.leaseId === 'string') {
     const { stateDir, leaseId } = harness;
-    const done = await pollUntil(
+    const done = await waitUntil(
       () => !isAlive(guardian) && leaseClassification(stateDir, leaseId, ctx.runId) !== null,
       GUARDIAN_END_WAIT_MS,
       tools.signal,
@@ -114,8 +107,8 @@ export const harnessSigkill: ScenarioDefinition = {
   expected: { classification: 'cancelled', nothingSurvives: true },
   bounds: { maxProcesses: 8, maxMs: 60_000 },
   naive: 'in-worker',
-  unavailableReason: () =>
-    existsSync(LEASE_DIST) ? null : `the engine is not built (${LEASE_DIST} is missing): run npx tsc -b first`,
+  // The harness fixture imports the engine's lease API by name.
+  unavailableReason: engineUnbuiltReason,
   drive: driveHarness,
   check: async (evidence) => [
     reportedCheck(evidence, 'heartbeat', WORKERS),

@@ -4,13 +4,11 @@
  * hits the bystander (naive) or is refused because the identity no longer matches (Treewarden).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { reportedCheck, textCheck } from '../checks.js';
+import { engineUnbuiltReason } from '../sandbox.js';
 import type { ScenarioDefinition } from '../types.js';
 
 /** killTree for the probe inside the namespace; present once the engine is built. */
-const ENGINE_DIST = fileURLToPath(new URL('../../../dist/index.js', import.meta.url));
 /** Bound on the privilege probe (`unshare … true`). */
 const PROBE_TIMEOUT_MS = 5000;
 const PID_REUSE_TIMEOUT_S = 20;
@@ -49,7 +47,8 @@ export const pidReuse: ScenarioDefinition = {
   bounds: { maxProcesses: 8, maxMs: 30_000 },
   naive: 'in-worker',
   unavailableReason: () => {
-    if (!existsSync(ENGINE_DIST)) return `the engine is not built (${ENGINE_DIST} is missing): run npx tsc -b first`;
+    const unbuilt = engineUnbuiltReason();
+    if (unbuilt !== null) return unbuilt;
     return pidNamespaceUnavailable();
   },
   worker: (ctx) => ({
