@@ -73,15 +73,9 @@ async function killIdentity(pid: number, start: string | undefined, graceMs: num
     if (entry === null) return goneOutcome({ pid, startTime: '' });
     startTime = entry.startTime;
   }
-  // killTree re-reads the table and refuses a start time that no longer matches the live pid:
-  // nothing is signalled then. Off Linux the owner has no default reader: hand it the platform's.
-  return killTree(
-    { pid, startTime },
-    {
-      ...(graceMs === undefined ? {} : { graceMs }),
-      ...(process.platform === 'linux' ? {} : { reader: createTableReader() }),
-    },
-  );
+  // killTree re-reads the table (the platform's reader) and refuses a start time that no longer
+  // matches the live pid: nothing is signalled then.
+  return killTree({ pid, startTime }, graceMs === undefined ? {} : { graceMs });
 }
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -9,9 +9,7 @@ import { appendFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { killTree } from '../kill/kill-tree.js';
 import { readRunCookies } from '../ownership/cookie.js';
-import { createTreeOwner } from '../ownership/tree-owner.js';
 import { startRun } from '../run/index.js';
-import { setDefaultOwnerFactory } from '../run/start-run.js';
 import { RUN_AS_NODE_ENV } from '../runtime/node-command.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { readProcEntry, readProcTable } from '../table/linux-proc.js';
@@ -50,9 +48,6 @@ function send(message: GuardianMessage): void {
   // The holder may be dead; a message nobody reads is not an error.
   if (process.connected) process.send?.(message, undefined, undefined, () => {});
 }
-
-// Idempotent: run/index.ts may install it too; the guardian must never run without an owner.
-setDefaultOwnerFactory(createTreeOwner);
 
 const containment = createContainment();
 const guardian = createGuardian(config, {

@@ -6,7 +6,7 @@ export {
   readRunCookies,
 } from './cookie.js';
 export { GroupEpermError, IdentityUncertainError, NoTableError, ProcessEpermError } from './errors.js';
-export { createLeanProcReader, defaultOwnerReader, readLeanProcTable } from './proc-reader.js';
+export { readLeanProcTable } from './proc-reader.js';
 export type { GracefulRoots, SignalRequest, SignalTarget } from './signal-plan.js';
 export {
   type CreateTreeOwnerOptions,

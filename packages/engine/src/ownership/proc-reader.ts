@@ -1,12 +1,13 @@
 /**
- * The owner's default Linux table: only what ownership decides on (identity, ppid, pgid, sid,
- * state, uid), read fresh for every pid. Skipping cmdline and cwd keeps a revalidation read cheap
- * enough to repeat between signals. Other platforms must pass a TableReader.
+ * A lean Linux table: only what ownership decides on (identity, ppid, pgid, sid, state, uid), read
+ * fresh for every pid. Skipping cmdline and cwd keeps it cheap enough to repeat between signals
+ * (the host's orphan poll, the paperclip adapter). Owners read through the platform's
+ * TableReader (createTableReader) unless one is injected.
  */
 import { statSync } from 'node:fs';
 import { readStatLite } from '../signal/proc-stat.js';
 import { listPids } from '../table/linux-stat.js';
-import type { ProcessEntry, ProcessTable, TableReader } from '../table/types.js';
+import type { ProcessEntry, ProcessTable } from '../table/types.js';
 
 function readLeanEntry(pid: number): ProcessEntry | null {
   const stat = readStatLite(pid);
@@ -41,26 +42,4 @@ export function readLeanProcTable(): ProcessTable {
     if (entry !== null) entries.set(entry.pid, entry);
   }
   return { entries, readAtMs: Date.now() };
-}
-
-export function createLeanProcReader(): TableReader {
-  return {
-    platform: 'linux',
-    readAll: async () => readLeanProcTable(),
-    async readTrees(rootPids) {
-      // The owner needs reparented escapes too, so a filtered read is not cheaper here.
-      void rootPids;
-      return readLeanProcTable();
-    },
-  };
-}
-
-/** The reader an owner uses when none is injected. */
-export function defaultOwnerReader(): TableReader {
-  if (process.platform !== 'linux') {
-    throw new Error(
-      `no default process table reader for ${process.platform}: pass options.reader (a TableReader) to createTreeOwner/killTree`,
-    );
-  }
-  return createLeanProcReader();
 }

@@ -10,7 +10,7 @@ export { OUTPUT_DRAIN_MS } from './capture-output.js';
 export * from './launch.js';
 export * from './observe-loop.js';
 export * from './output-tail.js';
-export { type AdoptedStart, adoptRun, type RunDeps, setDefaultOwnerFactory, startRun } from './start-run.js';
+export { type AdoptedStart, adoptRun, type RunDeps, startRun } from './start-run.js';
 export { ROOT_EXIT_WAIT_MS } from './stop-tree.js';
 export * from './types.js';
 export * from './validate.js';

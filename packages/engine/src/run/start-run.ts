@@ -46,8 +46,9 @@ function scheduleWithTimer(fire: () => void, ms: number): () => void {
 }
 
 /**
- * The reader for owner and kill: on Linux undefined (the owner's lean /proc reader is the
- * default); elsewhere the platform's, since the owner has no default there.
+ * The reader for owner and kill. On Linux undefined: the owner makes the platform reader itself
+ * and the root's identity comes from /proc/PID/stat at once. Elsewhere the run needs the
+ * platform's reader of its own too, to read the root's identity later (readIdentityLater).
  */
 function platformReader(injected: TableReader | undefined): TableReader | undefined {
   if (injected !== undefined || process.platform === 'linux') return injected;
@@ -67,16 +68,6 @@ function readRootStat(pid: number): RootStat | null {
   if (process.platform !== 'linux') return null;
   const stat = readStatFields(pid);
   return stat === null ? null : { startTime: stat.startTicks, state: stat.state };
-}
-
-let defaultCreateOwner: NonNullable<RunDeps['createOwner']> = createTreeOwner;
-
-/**
- * Replaces the default owner factory (normally `createTreeOwner`). Kept for callers that install
- * it explicitly (the guardian does); `deps.createOwner` is the per-run way.
- */
-export function setDefaultOwnerFactory(factory: NonNullable<RunDeps['createOwner']>): void {
-  defaultCreateOwner = factory;
 }
 
 class RunSupervisor implements Run {
@@ -195,7 +186,7 @@ class RunSupervisor implements Run {
 
   /** Owns and observes the tree under `identity` from now on. */
   private superviseTree(identity: ProcessIdentity): void {
-    const createOwner = this.deps.createOwner ?? defaultCreateOwner;
+    const createOwner = this.deps.createOwner ?? createTreeOwner;
     this.owner = createOwner(identity, {
       runId: this.id,
       ...(this.reader === undefined ? {} : { reader: this.reader }),
