@@ -1,14 +1,15 @@
-// Plays the Electron main process for node-command.test.ts: started by the fake Electron with
+// Plays the Electron main process for electron-runtime.test.ts: started by the fake Electron with
 // ELECTRON_RUN_AS_NODE=1, it drops the variable at once (a real main process never has it), then
 // runs the scenarios named in argv[2] (JSON [[name, naive], …]) and a lease whose guardian hosts
 // two runs: a Node script through nodeCommand() and a user command that must not see the variable.
 // Prints one JSON object on stdout.
 delete process.env.ELECTRON_RUN_AS_NODE;
-const engine = await import(new URL('../../dist/index.js', import.meta.url).href);
+const engine = await import('@treewarden/engine');
+const scenarioLibrary = await import('@treewarden/scenarios');
 
 const scenarios = [];
 for (const [name, naive] of JSON.parse(process.argv[2] ?? '[]')) {
-  const result = await engine.runScenario(name, { naive });
+  const result = await scenarioLibrary.runScenario(name, { naive });
   scenarios.push({
     name,
     naive,
