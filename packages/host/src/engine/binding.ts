@@ -16,6 +16,7 @@ import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { openHostLease } from './lease-binding.js';
+import { recentActivity } from './ledger-activity.js';
 import type { EnginePort, ForeignLease, ForeignRun, KillRequest } from './port.js';
 
 /** Leases that ended longer ago than this are history (the ledger), not sidebar entries. */
@@ -112,6 +113,7 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
     runId: entry.runId,
     leaseId: entry.leaseId,
     command: [entry.command ?? '?', ...entry.args].join(' '),
+    cwd: entry.cwd,
     startedAtMs: epochOf(entry.startedAt) ?? 0,
     endedAtMs: epochOf(entry.endedAt),
     classification: entry.classification,
@@ -163,5 +165,6 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       const entries = summarizeRuns(readLedger(paths.ledgerFile).records);
       return entries.slice(-limit).reverse().map(toHistoryEntry);
     },
+    readActivity: (limit) => recentActivity(readLedger(paths.ledgerFile).records, limit),
   };
 }

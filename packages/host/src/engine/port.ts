@@ -4,7 +4,7 @@
  * finder, ledger and scenarios; tests may inject a port to reproduce what this machine cannot.
  */
 import type { KillOutcome, ProcessEntry, ProcessIdentity, RunOutcome, RunSpec, TableReader } from '@treewarden/engine';
-import type { Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
+import type { ActivityEntry, Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
 import type { WorkerTableReader } from '../poll/worker-reader.js';
 
 /** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
@@ -90,4 +90,6 @@ export interface EnginePort {
   findOrphans(reader: WorkerTableReader): Promise<readonly Orphan[]>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
+  /** The ledger's newest run endings and kills (newest first), for the Activity panel. */
+  readActivity(limit: number): readonly ActivityEntry[];
 }
