@@ -38,7 +38,13 @@ export const commandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
   z.object({ type: z.literal('cleanOrphans'), runId: z.string().min(1).max(128).optional() }),
   z.object({ type: z.literal('listScenarios') }),
-  z.object({ type: z.literal('runScenario'), name: z.string().min(1).max(128), naive: z.boolean().optional() }),
+  z.object({
+    type: z.literal('runScenario'),
+    name: z.string().min(1).max(128),
+    naive: z.boolean().optional(),
+    /** 'slow': scenarios that end by timeout get longer timeouts, so a person can watch. */
+    pace: z.enum(['normal', 'slow']).optional(),
+  }),
   z.object({
     type: z.literal('setPollInterval'),
     intervalMs: z.number().int().min(MIN_POLL_INTERVAL_MS).max(MAX_POLL_INTERVAL_MS),

@@ -142,6 +142,8 @@ export const scenarioInfoSchema = z.object({
   expected: z.object({ classification: classificationSchema, nothingSurvives: z.boolean() }),
   available: z.boolean(),
   unavailableReason: z.string().nullable(),
+  /** Whether the slow demo pace stretches this scenario's timeout (only those that end by timeout). */
+  paceable: z.boolean().optional(),
 });
 export type ScenarioInfo = z.infer<typeof scenarioInfoSchema>;
 

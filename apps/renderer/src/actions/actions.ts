@@ -157,16 +157,20 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
   });
 }
 
-export async function runScenario(name: string, naive = false): Promise<void> {
-  await track(`scenario:${name}`, 'Starting…', async () => {
-    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive });
+export async function runScenario(name: string, naive = false, pace: 'normal' | 'slow' = 'normal'): Promise<void> {
+  await track(`scenario:${name}${naive ? ':naive' : ''}`, 'Starting…', async () => {
+    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive, pace });
     if (!reply.ok) return pushFailure('scenario', `Scenario ${name} did not start`, reply.error);
-    store.getState().setView('runs');
-    store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    store.getState().noteScenarioLaunch(name, naive, reply.result.runId, pace);
+    // A naive worker is no leased run: its card, not the Runs tab, shows what it left behind.
+    if (!naive) {
+      store.getState().setView('runs');
+      store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    }
     store.getState().pushOutcome({
       kind: 'scenario',
       ok: true,
-      title: `Scenario ${name} started as ${reply.result.runId}`,
+      title: `Scenario ${name}${naive ? ' (naive)' : ''}${pace === 'slow' ? ' at a slow pace' : ''} started as ${reply.result.runId}`,
       message: null,
       classification: null,
       reports: [],

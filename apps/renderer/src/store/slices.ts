@@ -143,6 +143,14 @@ export const createConnectionSlice: Slice<ConnectionSlice> = (set) => ({
 export const createCatalogSlice: Slice<CatalogSlice> = (set) => ({
   scenarios: null,
   history: null,
+  scenarioLaunches: {},
+  noteScenarioLaunch: (name, naive, runId, pace) =>
+    set((state) => ({
+      scenarioLaunches: {
+        ...state.scenarioLaunches,
+        [name]: { ...state.scenarioLaunches[name], [naive ? 'naive' : 'treewarden']: { runId, pace } },
+      },
+    })),
   setScenarios: (scenarios) => set({ scenarios }),
   setHistory: (history) => set({ history }),
 });

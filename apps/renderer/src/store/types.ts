@@ -99,9 +99,17 @@ export interface ConnectionSlice {
   setConnection(patch: Partial<ConnectionSlice['connection']>): void;
 }
 
+/** The latest launch of a scenario in each mode, so its card can tell the outcome. */
+export interface ScenarioLaunches {
+  treewarden?: { runId: string; pace: 'normal' | 'slow' };
+  naive?: { runId: string; pace: 'normal' | 'slow' };
+}
+
 export interface CatalogSlice {
   scenarios: ScenarioInfo[] | null;
   history: HistoryEntry[] | null;
+  scenarioLaunches: Record<string, ScenarioLaunches>;
+  noteScenarioLaunch(name: string, naive: boolean, runId: string, pace: 'normal' | 'slow'): void;
   setScenarios(scenarios: ScenarioInfo[]): void;
   setHistory(history: HistoryEntry[]): void;
 }

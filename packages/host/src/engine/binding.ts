@@ -12,7 +12,7 @@ import {
 } from '@treewarden/engine';
 import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
-import { listScenarios } from '@treewarden/engine/scenarios/index';
+import { findScenario, isPaceable, listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { openHostLease } from './lease-binding.js';
@@ -160,6 +160,7 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,
         expected: { ...info.expected },
+        paceable: isPaceable(findScenario(info.name)),
       })),
     readHistory(limit) {
       const entries = summarizeRuns(readLedger(paths.ledgerFile).records);

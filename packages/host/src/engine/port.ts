@@ -39,7 +39,7 @@ export interface HostLease {
   readonly createdAtMs: number;
   /** Resolves once the guardian reported the run's start (identity known, or the launch failed). */
   startRun(spec: RunSpec): Promise<HostRun>;
-  startScenario(name: string, naive: boolean, onRun: (run: HostRun) => void): HostScenario;
+  startScenario(name: string, options: ScenarioStartOptions, onRun: (run: HostRun) => void): HostScenario;
   /** Ends every run of the lease and the guardian; returns the kills it took. */
   release(): Promise<readonly KillOutcome[]>;
 }
@@ -78,6 +78,12 @@ export interface KillRequest {
   readonly graceMs?: number;
   readonly reason: string;
   readonly reader: TableReader;
+}
+
+/** How a scenario starts: naive (the CLI's `--naive`) and at which demo pace. */
+export interface ScenarioStartOptions {
+  readonly naive: boolean;
+  readonly pace: 'normal' | 'slow';
 }
 
 export interface EnginePort {
