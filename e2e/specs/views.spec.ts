@@ -8,7 +8,7 @@ import type { Page } from '@playwright/test';
 import { SCREENSHOT_DIR, URL_ENV } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import { buildScene } from '../support/scene';
-import { rows } from '../support/ui';
+import { KILL_TIMEOUT_MS, rows } from '../support/ui';
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(0, 0); // no hover highlight in the picture
@@ -73,8 +73,16 @@ test.describe('screenshots', () => {
       await expect(app.getByTestId('system-count')).toContainText('shown');
       await inBothThemes(app, 'system-search');
 
+      // One scenario run first, so its card shows the outcome against "Expected".
       await app.getByRole('tab', { name: 'Scenarios' }).click();
-      await expect(app.locator('.scenario').first()).toBeVisible();
+      const card = app.getByRole('article', { name: /ignores SIGTERM/ });
+      await card.getByRole('button', { name: 'Run scenario' }).click();
+      await expect(app.locator('section.run.selected .run-meta [data-classification]')).toBeVisible({
+        timeout: KILL_TIMEOUT_MS,
+      });
+      await app.getByRole('tab', { name: 'Scenarios' }).click();
+      await expect(card.getByTestId('scenario-result')).toBeVisible();
+      await card.scrollIntoViewIfNeeded();
       await inBothThemes(app, 'scenarios');
 
       await app.getByRole('tab', { name: 'History' }).click();
