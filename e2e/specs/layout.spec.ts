@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { TEST_SHOT_DIR } from '../support/env';
 import { expect, test } from '../support/fixtures';
-import { clippedButtons, overlappingRunHeads, visibleColumns } from '../support/layout-checks';
+import { clippedButtons, clippedMarkers, overlappingRunHeads, visibleColumns } from '../support/layout-checks';
 import { buildScene, type Scene } from '../support/scene';
 import { openActivity, rows } from '../support/ui';
 
 const SIZES = [
   { width: 1024, height: 700 },
+  // Where the details start to dock beside the runs (DETAILS_DOCK_MIN_WIDTH): the tightest docked fit.
+  { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
 ] as const;
 
@@ -35,6 +37,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 async function expectTidy(page: Page, where: string): Promise<void> {
   expect(await clippedButtons(page), `buttons in ${where}`).toEqual([]);
   expect(await overlappingRunHeads(page), `run headers in ${where}`).toEqual([]);
+  expect(await clippedMarkers(page), `zombie and escape markers in ${where}`).toEqual([]);
 }
 
 /** CPU % cells of the first rows, as numbers (zombies show "–" and are skipped). */
@@ -54,7 +57,7 @@ test.describe('layout', () => {
     scene = null;
   });
 
-  test('holds at 1024×700 and 1920×1080, light and dark', async ({ app }) => {
+  test('holds at 1024×700, 1280×800 and 1920×1080, light and dark', async ({ app }) => {
     test.setTimeout(240_000);
     scene = await buildScene(app, 'layout-scene');
     await app.getByRole('tab', { name: 'All processes' }).click();
@@ -119,7 +122,7 @@ test.describe('layout', () => {
       });
       await test.step(`system at ${tag}`, async () => {
         await app.getByRole('tab', { name: 'All processes' }).click();
-        await expect(app.getByTestId('system-count')).toContainText(/\d+ processes/);
+        await expect(app.getByTestId('system-count')).toContainText(/[1-9]\d* processes/);
         expect(await visibleColumns(app, '.system-view')).toEqual(PROCESS_COLUMNS);
         await expectTidy(app, `system at ${tag}`);
         await shoot(app, `system-${tag}`);
@@ -144,7 +147,7 @@ test.describe('layout', () => {
   test('system view sorts, says when nothing matches, and tells matches from context', async ({ app }) => {
     await app.setViewportSize(SIZES[0]);
     await app.getByRole('tab', { name: 'All processes' }).click();
-    await expect(app.getByTestId('system-count')).toContainText(/\d+ processes/);
+    await expect(app.getByTestId('system-count')).toContainText(/[1-9]\d* processes/);
     const cpu = app.locator('[role="columnheader"]', { hasText: 'CPU %' });
     await cpu.getByRole('button').click();
     await expect(cpu).toHaveAttribute('aria-sort', 'descending');

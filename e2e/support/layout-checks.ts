@@ -97,3 +97,20 @@ export async function visibleColumns(page: Page, scope: string): Promise<string[
       .map((cell) => cell.textContent?.replace(/[▲▼]/g, '').trim() ?? '');
   }, scope);
 }
+
+/** Zombie and escape markers must be whole: they are the reason a person looks at a row. */
+export async function clippedMarkers(page: Page): Promise<Problem[]> {
+  return page.evaluate(() => {
+    const problems: Array<{ what: string; detail: string }> = [];
+    for (const marker of Array.from(document.querySelectorAll('.marker'))) {
+      const cell = marker.closest('.cell-name');
+      if (!cell) continue;
+      const box = marker.getBoundingClientRect();
+      const outer = cell.getBoundingClientRect();
+      if (box.width === 0) continue;
+      if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5 || marker.scrollWidth > marker.clientWidth + 1)
+        problems.push({ what: 'marker clipped', detail: marker.textContent ?? '' });
+    }
+    return problems;
+  });
+}
