@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  activityEntrySchema,
   historyEntrySchema,
   identitySchema,
   killReportSchema,
@@ -16,6 +17,7 @@ export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 5400;
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
+export const MAX_ACTIVITY_ENTRIES = 100;
 const MAX_ARGS = 256;
 const MAX_ARG_LENGTH = 8192;
 
@@ -36,7 +38,13 @@ export const commandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
   z.object({ type: z.literal('cleanOrphans'), runId: z.string().min(1).max(128).optional() }),
   z.object({ type: z.literal('listScenarios') }),
-  z.object({ type: z.literal('runScenario'), name: z.string().min(1).max(128), naive: z.boolean().optional() }),
+  z.object({
+    type: z.literal('runScenario'),
+    name: z.string().min(1).max(128),
+    naive: z.boolean().optional(),
+    /** 'slow': scenarios that end by timeout get longer timeouts, so a person can watch. */
+    pace: z.enum(['normal', 'slow']).optional(),
+  }),
   z.object({
     type: z.literal('setPollInterval'),
     intervalMs: z.number().int().min(MIN_POLL_INTERVAL_MS).max(MAX_POLL_INTERVAL_MS),
@@ -44,6 +52,8 @@ export const commandSchema = z.discriminatedUnion('type', [
   /** The system-wide table is polled only while a view shows it. */
   z.object({ type: z.literal('watchSystem'), enabled: z.boolean() }),
   z.object({ type: z.literal('getHistory'), limit: z.number().int().min(1).max(1000).optional() }),
+  /** The ledger's most recent run endings and kills, newest first, to restore Activity after a reload. */
+  z.object({ type: z.literal('getActivity'), limit: z.number().int().min(1).max(MAX_ACTIVITY_ENTRIES).optional() }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
@@ -62,6 +72,7 @@ export const commandResultSchemas = {
   setPollInterval: z.object({ intervalMs: z.number().int() }),
   watchSystem: z.object({ enabled: z.boolean(), processes: z.array(processNodeSchema) }),
   getHistory: z.object({ entries: z.array(historyEntrySchema) }),
+  getActivity: z.object({ entries: z.array(activityEntrySchema) }),
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;

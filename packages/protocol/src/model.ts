@@ -41,6 +41,10 @@ export const processNodeSchema = z.object({
   startedAtMs: epochMs,
   /** In a different process group or session than its run's root: it tried to escape. */
   escaped: z.boolean(),
+  /** How it escaped, decided once per identity against the run root's first-seen group and session. */
+  escapedInto: z.enum(['session', 'group']).optional(),
+  /** Run members only: why the host counts this process as part of its run (identity-checked evidence). */
+  evidence: z.array(z.string().max(512)).max(8).optional(),
 });
 export type ProcessNode = z.infer<typeof processNodeSchema>;
 
@@ -142,6 +146,8 @@ export const scenarioInfoSchema = z.object({
   expected: z.object({ classification: classificationSchema, nothingSurvives: z.boolean() }),
   available: z.boolean(),
   unavailableReason: z.string().nullable(),
+  /** Whether the slow demo pace stretches this scenario's timeout (only those that end by timeout). */
+  paceable: z.boolean().optional(),
 });
 export type ScenarioInfo = z.infer<typeof scenarioInfoSchema>;
 
@@ -149,6 +155,8 @@ export const historyEntrySchema = z.object({
   runId: z.string(),
   leaseId: z.string().nullable(),
   command: z.string(),
+  /** The working directory the run_start record names (the user's, not the private run dir). */
+  cwd: z.string().nullable().optional(),
   startedAtMs: epochMs,
   endedAtMs: epochMs.nullable(),
   classification: classificationSchema.nullable(),
@@ -156,3 +164,16 @@ export const historyEntrySchema = z.object({
   survivors: z.number().int().nonnegative(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+/** One line of the Activity panel restored from the ledger after a reload (run endings and kills). */
+export const activityEntrySchema = z.object({
+  atMs: epochMs,
+  kind: z.enum(['run_end', 'kill', 'lease_end']),
+  ok: z.boolean(),
+  title: z.string(),
+  /** The recorded error, verbatim (e.g. a missing binary's hint). */
+  message: z.string().nullable(),
+  classification: classificationSchema.nullable(),
+  runId: z.string().nullable(),
+});
+export type ActivityEntry = z.infer<typeof activityEntrySchema>;

@@ -2,7 +2,7 @@
  * What the buttons do: each sends one command through the host and records its outcome in the
  * store. Nothing here decides whether a kill is safe; the host revalidates every identity.
  */
-import type { Identity, KillReport } from '@treewarden/protocol';
+import type { ActivityEntry, Identity, KillReport } from '@treewarden/protocol';
 import { identityKey } from '../model/identity';
 import { useAppStore } from '../store/store';
 import type { ActionKind, KillRequest } from '../store/types';
@@ -157,16 +157,20 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
   });
 }
 
-export async function runScenario(name: string, naive = false): Promise<void> {
-  await track(`scenario:${name}`, 'Starting…', async () => {
-    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive });
+export async function runScenario(name: string, naive = false, pace: 'normal' | 'slow' = 'normal'): Promise<void> {
+  await track(`scenario:${name}${naive ? ':naive' : ''}`, 'Starting…', async () => {
+    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive, pace });
     if (!reply.ok) return pushFailure('scenario', `Scenario ${name} did not start`, reply.error);
-    store.getState().setView('runs');
-    store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    store.getState().noteScenarioLaunch(name, naive, reply.result.runId, pace);
+    // A naive worker is no leased run: its card, not the Runs tab, shows what it left behind.
+    if (!naive) {
+      store.getState().setView('runs');
+      store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    }
     store.getState().pushOutcome({
       kind: 'scenario',
       ok: true,
-      title: `Scenario ${name} started as ${reply.result.runId}`,
+      title: `Scenario ${name}${naive ? ' (naive)' : ''}${pace === 'slow' ? ' at a slow pace' : ''} started as ${reply.result.runId}`,
       message: null,
       classification: null,
       reports: [],
@@ -184,6 +188,30 @@ export async function loadScenarios(): Promise<void> {
 export async function loadHistory(): Promise<void> {
   const reply = await send<'getHistory'>({ type: 'getHistory', limit: 200 });
   if (reply.ok) store.getState().setHistory(reply.result.entries);
+}
+
+const ACTIVITY_KINDS: Record<ActivityEntry['kind'], ActionKind> = {
+  run_end: 'runEnded',
+  kill: 'kill',
+  lease_end: 'release',
+};
+
+/** Restores Activity from the ledger's recent records (after a reload the store starts empty). */
+export async function loadActivity(): Promise<void> {
+  const reply = await send<'getActivity'>({ type: 'getActivity' });
+  if (!reply.ok) return;
+  store.getState().restoreOutcomes(
+    reply.result.entries.map((entry) => ({
+      kind: ACTIVITY_KINDS[entry.kind],
+      atMs: entry.atMs,
+      ok: entry.ok,
+      title: entry.title,
+      message: entry.message,
+      classification: entry.classification,
+      reports: [],
+      runId: entry.runId,
+    })),
+  );
 }
 
 /** The system table is polled by the host only while the system view is visible. */

@@ -2,6 +2,7 @@
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
+import { CleanConfirm } from './clean-confirm';
 import { HistoryView } from './history-view';
 import { KillConfirm } from './kill-confirm';
 import { LeaseView } from './lease-view';
@@ -49,6 +50,7 @@ export function App() {
         {showDetails ? <RunDetails /> : null}
       </div>
       <KillConfirm />
+      <CleanConfirm />
       <StartRunDialog />
     </div>
   );

@@ -22,8 +22,10 @@ export function LeaseView() {
           <h2>{lease.name}</h2>
           <span className="muted" title={lease.holderCommand}>
             holder {lease.holderState}
-            {lease.holder ? ` · pid ${lease.holder.pid}` : ''} · {shortenCommandLine(lease.holderCommand)} · since{' '}
-            {formatClock(lease.createdAtMs)}
+            {lease.holder && !lease.holderCommand.startsWith(`pid ${lease.holder.pid} `)
+              ? ` · pid ${lease.holder.pid}`
+              : ''}{' '}
+            · {shortenCommandLine(lease.holderCommand)} · since {formatClock(lease.createdAtMs)}
           </span>
         </div>
         <div className="lease-actions">

@@ -1,6 +1,5 @@
 /** A banner that cannot be missed while leaked processes are alive, with one-click cleanup. */
 import { useShallow } from 'zustand/react/shallow';
-import { cleanOrphans } from '../actions/actions';
 import { useAppStore } from '../store/store';
 
 /** How many leaked processes the banner names before summarising the rest. */
@@ -9,6 +8,7 @@ const NAMED_ORPHANS = 3;
 export function OrphanBanner() {
   const orphans = useAppStore(useShallow((state) => state.snapshot?.orphans ?? []));
   const cleaning = useAppStore((state) => 'clean:all' in state.pending);
+  const askClean = useAppStore((state) => state.askClean);
   if (orphans.length === 0) return null;
   const runs = new Set(orphans.map((orphan) => orphan.runId ?? 'unknown run'));
   return (
@@ -36,7 +36,7 @@ export function OrphanBanner() {
           {orphans.length > NAMED_ORPHANS ? <span> and {orphans.length - NAMED_ORPHANS} more</span> : null}
         </span>
       </div>
-      <button type="button" className="btn btn-danger" disabled={cleaning} onClick={() => cleanOrphans()}>
+      <button type="button" className="btn btn-danger" disabled={cleaning} onClick={() => askClean({ runId: null })}>
         {cleaning ? 'Cleaning…' : 'Clean up all'}
       </button>
     </div>

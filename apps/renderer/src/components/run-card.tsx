@@ -1,17 +1,19 @@
 /** One run in the lease view: header (state, countdown, actions) above its live process tree. */
 import type { RunView } from '@treewarden/protocol';
 import { memo } from 'react';
-import { cleanOrphans, retryRun } from '../actions/actions';
+import { retryRun } from '../actions/actions';
 import { shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
 import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
+import { CopyButton, RunId } from './run-id';
 
 function RunCardView({ run }: { run: RunView }) {
   const selected = useAppStore((state) => state.selectedRunId === run.id);
   const selectRun = useAppStore((state) => state.selectRun);
   const askKill = useAppStore((state) => state.askKill);
+  const askClean = useAppStore((state) => state.askClean);
   const retrying = useAppStore((state) => `retry:${run.id}` in state.pending);
   const rootNode = run.root ? run.processes.find((node) => node.pid === run.root?.pid) : undefined;
   const canKill = run.root !== null && run.phase !== 'ended';
@@ -19,13 +21,21 @@ function RunCardView({ run }: { run: RunView }) {
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="run-head">
-        <button type="button" className="run-title" onClick={() => selectRun(run.id)} title="Show run details">
-          <span className={`dot dot-phase-${run.phase}`} />
-          <span className="run-id">{run.id}</span>
-          <span className="run-cmd" title={commandLine}>
+        <div className="run-title">
+          <button
+            type="button"
+            className="run-select"
+            onClick={() => selectRun(run.id)}
+            title={`${run.id}: show details`}
+          >
+            <span className={`dot dot-phase-${run.phase}`} />
+            <RunId id={run.id} />
+          </button>
+          <CopyButton text={run.id} what="run id" />
+          <button type="button" tabIndex={-1} className="run-cmd" onClick={() => selectRun(run.id)} title={commandLine}>
             {shortenCommandLine(commandLine)}
-          </span>
-        </button>
+          </button>
+        </div>
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
             <ClassificationBadge classification={run.classification} />
@@ -36,7 +46,7 @@ function RunCardView({ run }: { run: RunView }) {
             <button
               type="button"
               className="badge badge-bad badge-button"
-              onClick={() => cleanOrphans(run.id)}
+              onClick={() => askClean({ runId: run.id })}
               title="Processes of this run still alive after it ended: click to end them"
             >
               {run.leakedCount} leaked · clean
@@ -52,6 +62,13 @@ function RunCardView({ run }: { run: RunView }) {
             type="button"
             className="btn btn-sm btn-danger"
             disabled={!canKill}
+            title={
+              canKill
+                ? "End this run's whole tree (asks first)"
+                : run.phase === 'ended'
+                  ? 'The run has ended: nothing of its own to kill'
+                  : 'Its root process is not known yet'
+            }
             onClick={() => {
               if (run.root)
                 askKill({
@@ -59,6 +76,7 @@ function RunCardView({ run }: { run: RunView }) {
                   command: rootNode?.commandLine ?? commandLine,
                   scope: 'tree',
                   runId: run.id,
+                  ...(rootNode ? { startedAtMs: rootNode.startedAtMs } : {}),
                 });
             }}
           >
@@ -68,6 +86,7 @@ function RunCardView({ run }: { run: RunView }) {
             type="button"
             className="btn btn-sm"
             disabled={run.phase !== 'ended' || retrying}
+            title={run.phase === 'ended' ? 'Start the same command again' : 'Retry is offered once the run has ended'}
             onClick={() => retryRun(run.id)}
           >
             {retrying ? 'Retrying…' : 'Retry'}

@@ -4,7 +4,7 @@ import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
-import { getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
+import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
 
 export async function dispatchCommand(
   context: HostContext,
@@ -33,5 +33,7 @@ export async function dispatchCommand(
       return watchSystem(context, command, clientId, systemCpu);
     case 'getHistory':
       return getHistory(context, command);
+    case 'getActivity':
+      return getActivity(context, command);
   }
 }

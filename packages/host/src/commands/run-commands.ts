@@ -96,7 +96,8 @@ export async function runScenario(
       `scenario "${command.name}" cannot run here: ${known.unavailableReason ?? 'unavailable'}`,
     );
   const lease = await context.leaseNamed(SCENARIO_LEASE_NAME);
-  const scenario = lease.startScenario(command.name, command.naive ?? false, (run) => trackRun(context, run));
+  const options = { naive: command.naive ?? false, pace: command.pace ?? 'normal' } as const;
+  const scenario = lease.startScenario(command.name, options, (run) => trackRun(context, run));
   context.scenarios.add(scenario);
   void scenario.done.finally(() => context.scenarios.delete(scenario));
   return { runId: scenario.runId, leaseId: lease.id };

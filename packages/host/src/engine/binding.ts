@@ -13,10 +13,11 @@ import {
 import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
 import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
 import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
-import { listScenarios } from '@treewarden/engine/scenarios/index';
+import { findScenario, isPaceable, listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { openHostLease } from './lease-binding.js';
+import { recentActivity } from './ledger-activity.js';
 import type { EnginePort, ForeignLease, ForeignRun, KillRequest } from './port.js';
 
 /** Leases that ended longer ago than this are history (the ledger), not sidebar entries. */
@@ -121,6 +122,7 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
     runId: entry.runId,
     leaseId: entry.leaseId,
     command: [entry.command ?? '?', ...entry.args].join(' '),
+    cwd: entry.cwd,
     startedAtMs: epochOf(entry.startedAt) ?? 0,
     endedAtMs: epochOf(entry.endedAt),
     classification: entry.classification,
@@ -171,10 +173,12 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,
         expected: { ...info.expected },
+        paceable: isPaceable(findScenario(info.name)),
       })),
     readHistory(limit) {
       const entries = summarizeRuns(readLedger(paths.ledgerFile).records);
       return entries.slice(-limit).reverse().map(toHistoryEntry);
     },
+    readActivity: (limit) => recentActivity(readLedger(paths.ledgerFile).records, limit),
   };
 }

@@ -13,7 +13,7 @@ import {
 import { type Lease, type LeaseRun, openLease } from '@treewarden/engine/lease/index';
 import { keepLastUtf8Bytes } from '@treewarden/engine/run/output-tail';
 import { startScenario } from '@treewarden/engine/scenarios/index';
-import type { HostLease, HostRun, HostScenario } from './port.js';
+import type { HostLease, HostRun, HostScenario, ScenarioStartOptions } from './port.js';
 
 /** The guardian answers a start with the run's identity; past this the run is reported as it is. */
 export const RUN_START_WAIT_MS = 15_000;
@@ -74,12 +74,13 @@ function startHostScenario(
   lease: Lease,
   started: Set<LeaseRun>,
   name: string,
-  naive: boolean,
+  options: ScenarioStartOptions,
   onRun: (run: HostRun) => void,
 ): HostScenario {
   const specs = new WeakMap<object, RunSpec>();
   const execution = startScenario(name, {
-    naive,
+    naive: options.naive,
+    pace: options.pace,
     startRun: (spec) => {
       const run = startLeased(lease, spec, started);
       specs.set(run, spec);
@@ -140,7 +141,7 @@ export async function openHostLease(
       await waitUntilStarted(run);
       return hostRun;
     },
-    startScenario: (scenarioName, naive, onRun) => startHostScenario(lease, started, scenarioName, naive, onRun),
+    startScenario: (scenarioName, options, onRun) => startHostScenario(lease, started, scenarioName, options, onRun),
     release: () => releaseHostLease(lease, started),
   };
 }

@@ -4,7 +4,7 @@
  * finder, ledger and scenarios; tests may inject a port to reproduce what this machine cannot.
  */
 import type { KillOutcome, ProcessEntry, ProcessIdentity, RunOutcome, RunSpec, TableReader } from '@treewarden/engine';
-import type { Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
+import type { ActivityEntry, Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
 import type { WorkerTableReader } from '../poll/worker-reader.js';
 
 /** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
@@ -41,7 +41,7 @@ export interface HostLease {
   readonly guardianLost?: boolean;
   /** Resolves once the guardian reported the run's start (identity known, or the launch failed). */
   startRun(spec: RunSpec): Promise<HostRun>;
-  startScenario(name: string, naive: boolean, onRun: (run: HostRun) => void): HostScenario;
+  startScenario(name: string, options: ScenarioStartOptions, onRun: (run: HostRun) => void): HostScenario;
   /** Ends every run of the lease and the guardian; returns the kills it took. */
   release(): Promise<readonly KillOutcome[]>;
 }
@@ -86,6 +86,12 @@ export interface KillRequest {
   readonly reader: TableReader;
 }
 
+/** How a scenario starts: naive (the CLI's `--naive`) and at which demo pace. */
+export interface ScenarioStartOptions {
+  readonly naive: boolean;
+  readonly pace: 'normal' | 'slow';
+}
+
 export interface EnginePort {
   /** Missing native capabilities and the like, shown on every snapshot (absent: none). */
   readonly warnings?: readonly string[];
@@ -98,4 +104,6 @@ export interface EnginePort {
   findOrphans(reader: WorkerTableReader): Promise<readonly Orphan[]>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
+  /** The ledger's newest run endings and kills (newest first), for the Activity panel. */
+  readActivity(limit: number): readonly ActivityEntry[];
 }

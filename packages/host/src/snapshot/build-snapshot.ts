@@ -25,7 +25,10 @@ export interface SnapshotInput {
 }
 
 function nodeOf(entry: ProcessEntry, record: RunRecord, cpu: ReadonlyMap<string, number>): ProcessNode {
-  return toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, record.membership.isEscaped(entry));
+  const { membership } = record;
+  const node = toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, membership.isEscaped(entry));
+  const escapedInto = membership.escapeOf(entry);
+  return { ...node, ...(escapedInto === null ? {} : { escapedInto }), evidence: membership.evidenceOf(entry) };
 }
 
 export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>): RunView {
