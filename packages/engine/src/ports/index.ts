@@ -1,0 +1,45 @@
+export {
+  createDarwinPortReader,
+  type DarwinPortOptions,
+  joinLsofWithTable,
+  LSOF_TCP_ARGS,
+  LSOF_UDP_ARGS,
+  type LsofSocket,
+  parseLsofFields,
+  parseLsofName,
+  readDarwinPortMap,
+} from './darwin-lsof.js';
+export { createEntryLookup, describeListeners, type EntryLookup, type PortRow } from './describe.js';
+export {
+  assertPort,
+  executeFreePort,
+  type FreePortOptions,
+  type FreePortOutcome,
+  type FreePortPlan,
+  type FreePortResult,
+  type FreePortTarget,
+  MAX_PORT,
+  MIN_PORT,
+  PORT_RELEASE_WAIT_MS,
+  PortRangeError,
+  planFreePort,
+} from './free-port.js';
+export {
+  type ByteOrder,
+  hostByteOrder,
+  isListeningSocket,
+  type NetTableKind,
+  parseHexAddress,
+  parseProcNet,
+  TCP_LISTEN_STATE,
+  UDP_UNCONNECTED_STATE,
+} from './linux-net.js';
+export {
+  createLinuxPortReader,
+  LINUX_PORT_SOURCES,
+  type LinuxPortSources,
+  readLinuxPortMap,
+  readListeningSockets,
+} from './linux-ports.js';
+export { createPortReader } from './reader.js';
+export * from './types.js';
