@@ -132,7 +132,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return EXIT_FAILURE;
   }
   const json = values.json === true;
-  if (!json && (plan.listeners.length > 0 || plan.refusals.length > 0)) await writeOut(process.stdout, describePlan(plan));
+  if (!json && (plan.listeners.length > 0 || plan.refusals.length > 0))
+    await writeOut(process.stdout, describePlan(plan));
   if (values.yes !== true) {
     const result = previewResult(plan);
     if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), result })}\n`);
