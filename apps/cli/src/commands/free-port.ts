@@ -145,7 +145,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const outcome = await executeFreePort(plan, graceMs === undefined ? {} : { graceMs });
   if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), ...outcome })}\n`);
-  else await writeOut(outcome.result === 'freed' ? process.stdout : process.stderr, describeOutcome(plan, outcome));
+  else {
+    const quiet = outcome.result === 'freed' || outcome.result === 'nothing_listening';
+    await writeOut(quiet ? process.stdout : process.stderr, describeOutcome(plan, outcome));
+  }
   return exitCodeFor(outcome.result);
 }
 

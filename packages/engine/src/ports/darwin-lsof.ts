@@ -69,7 +69,7 @@ export function parseLsofFields(text: string, proto: PortProto): LsofSocket[] | 
       if (pid === null) return null;
       const socket = parseLsofName(value, type);
       if (socket !== null) sockets.push({ pid, proto, ...socket });
-    } else if (!/^[a-zA-Z]$/.test(field)) return null;
+    } else if (pid === null || !/^[a-zA-Z]$/.test(field)) return null; // lsof starts every process with its p line
   }
   return sockets;
 }

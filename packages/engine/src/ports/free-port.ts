@@ -18,6 +18,8 @@ import type { NetSocket, PortListener, PortProto, PortReader } from './types.js'
 /** How long to wait, after the kills, for the kernel to drop the port (it does so at the last close). */
 export const PORT_RELEASE_WAIT_MS = 2_000;
 const PORT_RELEASE_POLL_MS = 50;
+/** How long a listening socket nobody visible holds may take to go before it counts as held. */
+export const HIDDEN_SETTLE_MS = 1_000;
 export const MIN_PORT = 1;
 export const MAX_PORT = 65_535;
 
@@ -100,6 +102,24 @@ function onPort(port: number, proto: PortProto) {
   return (socket: Pick<NetSocket, 'port' | 'proto'>) => socket.port === port && socket.proto === proto;
 }
 
+/**
+ * The listeners on the port and the listening sockets nobody visible holds. A socket of a process
+ * that just died can outlive its table entry for a moment (the leader thread shows as a zombie
+ * while the other threads still hold the fd table), so hidden sockets get HIDDEN_SETTLE_MS to go.
+ */
+async function readPortHolders(port: number, proto: PortProto, ports: PortReader) {
+  const deadline = Date.now() + HIDDEN_SETTLE_MS;
+  for (;;) {
+    const map = await ports.readAll();
+    if (map === null)
+      throw new Error('no port map could be read (a socket table or lsof failed); nothing was signalled');
+    const listeners = map.listeners.filter(onPort(port, proto));
+    const hidden = map.unattributed.filter(onPort(port, proto));
+    if (hidden.length === 0 || listeners.length > 0 || Date.now() >= deadline) return { listeners, hidden };
+    await sleep(PORT_RELEASE_POLL_MS);
+  }
+}
+
 /** Reads who listens on `port` and the trees a kill would end. Signals nothing. */
 export async function planFreePort(
   port: number,
@@ -107,10 +127,7 @@ export async function planFreePort(
   options: FreePortOptions = {},
 ): Promise<FreePortPlan> {
   assertPort(port);
-  const map = await (options.ports ?? createPortReader()).readAll();
-  if (map === null) throw new Error('no port map could be read (a socket table or lsof failed); nothing was signalled');
-  const listeners = map.listeners.filter(onPort(port, proto));
-  const hidden = map.unattributed.filter(onPort(port, proto));
+  const { listeners, hidden } = await readPortHolders(port, proto, options.ports ?? createPortReader());
   const table = listeners.length === 0 ? null : await (options.table ?? createTableReader()).readAll();
   if (listeners.length > 0 && table === null) throw new Error('no process table could be read; nothing was signalled');
   const targets = table === null ? [] : planTargets(listeners, table);

@@ -18,6 +18,7 @@ export {
   type FreePortPlan,
   type FreePortResult,
   type FreePortTarget,
+  HIDDEN_SETTLE_MS,
   MAX_PORT,
   MIN_PORT,
   PORT_RELEASE_WAIT_MS,
