@@ -24,6 +24,11 @@ function wordBytes(hex: string, order: ByteOrder): number[] {
   return order === 'LE' ? bytes.reverse() : bytes;
 }
 
+/** An address from its bytes in network order: 4 bytes dotted, 16 bytes as RFC 5952 IPv6. */
+export function formatAddressBytes(bytes: readonly number[]): string {
+  return bytes.length === 4 ? bytes.join('.') : formatIpv6(bytes);
+}
+
 function formatIpv6(bytes: readonly number[]): string {
   const isMapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
   if (isMapped) return `::ffff:${bytes.slice(12).join('.')}`;

@@ -1,5 +1,6 @@
 /**
- * Linux port reader: the socket tables (`/proc/net/{tcp,tcp6,udp,udp6}`) read once, joined with
+ * Linux port reader: the socket tables read once (listening TCP through netlink sock_diag when it
+ * answers, else `/proc/net/tcp{,6}`; bound UDP from `/proc/net/udp{,6}`), joined with
  * the socket inodes found under `/proc/PID/fd` (`socket:[INODE]`). A read for one run's tree
  * scans only those pids' fd dirs; the full map scans every pid. A process whose fd dir cannot be
  * read (another user's, or gone) or whose start time changed during the scan is skipped and
@@ -8,6 +9,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { listPids, readStatFields } from '../table/linux-stat.js';
 import { isListeningSocket, type NetTableKind, parseProcNet } from './linux-net.js';
+import { readTcpListenersNetlink } from './linux-sock-diag.js';
 import { type NetSocket, type PortListener, type PortMap, type PortReader, sortListeners } from './types.js';
 
 const NET_TABLES: readonly (NetTableKind & { readonly file: string })[] = [
@@ -20,6 +22,8 @@ const SOCKET_LINK = /^socket:\[(\d+)\]$/;
 
 /** Injectable file access, so tests can reproduce unreadable fd dirs when running as root. */
 export interface LinuxPortSources {
+  /** Listening TCP sockets from netlink sock_diag; null sends the read to /proc/net/tcp{,6}. */
+  readonly readTcpListeners: () => NetSocket[] | null;
   readonly readNetTable: (file: string) => string | null;
   /** Socket inodes held by `pid`; throws when its fd dir cannot be read. */
   readonly socketInodes: (pid: number) => number[];
@@ -53,6 +57,7 @@ function socketInodes(pid: number): number[] {
 }
 
 export const LINUX_PORT_SOURCES: LinuxPortSources = {
+  readTcpListeners: readTcpListenersNetlink,
   readNetTable,
   socketInodes,
   startTimeOf: (pid) => readStatFields(pid)?.startTicks ?? null,
@@ -62,7 +67,10 @@ export const LINUX_PORT_SOURCES: LinuxPortSources = {
 /** Listening sockets by inode, or null when a table is unreadable or not understood. */
 export function readListeningSockets(sources: LinuxPortSources = LINUX_PORT_SOURCES): Map<number, NetSocket> | null {
   const byInode = new Map<number, NetSocket>();
+  const tcp = sources.readTcpListeners();
+  for (const socket of tcp ?? []) if (isListeningSocket(socket)) byInode.set(socket.inode, socket);
   for (const kind of NET_TABLES) {
+    if (kind.proto === 'tcp' && tcp !== null) continue;
     let text: string | null;
     try {
       text = sources.readNetTable(kind.file);

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLinuxPortReader, LINUX_PORT_SOURCES, readLinuxPortMap } from '../../src/ports/linux-ports.js';
+import {
+  createLinuxPortReader,
+  LINUX_PORT_SOURCES,
+  readLinuxPortMap,
+  readListeningSockets,
+} from '../../src/ports/linux-ports.js';
+import { readTcpListenersNetlink } from '../../src/ports/linux-sock-diag.js';
 import type { PortListener } from '../../src/ports/types.js';
 import { startTimeOf, useProcessTracker } from '../helpers/index.js';
 import { removeDirs, startClient, startServerTree } from './port-helpers.js';
@@ -61,6 +67,28 @@ describe.skipIf(linuxOnly)('Linux port map (real processes)', () => {
     expect(run?.listeners).toEqual(ours);
     expect(run?.listeners).toHaveLength(3);
     expect(run?.unattributed).toEqual([]);
+  });
+
+  it('netlink sock_diag and /proc/net/tcp agree on listening TCP sockets; either path attributes them', async () => {
+    const tree = await startServerTree(tracker);
+    dirs.push(...tree.dirs);
+    expect(readTcpListenersNetlink()).not.toBeNull(); // the fast path is available on this machine
+    const procOnly = { ...LINUX_PORT_SOURCES, readTcpListeners: () => null };
+    const ours = (sockets: ReturnType<typeof readListeningSockets>) =>
+      [...(sockets?.values() ?? [])]
+        .filter((s) => s.port === tree.tcpPort || s.port === tree.listenerPort)
+        .sort((a, b) => a.port - b.port);
+    const viaNetlink = ours(readListeningSockets());
+    expect(viaNetlink).toHaveLength(2);
+    expect(ours(readListeningSockets(procOnly))).toEqual(viaNetlink);
+    const map = readLinuxPortMap([tree.serverPid, tree.listenerPid], procOnly);
+    expect(map?.listeners.map((l) => `${l.proto}:${l.port}:${l.pid}`).sort()).toEqual(
+      [
+        `tcp:${tree.tcpPort}:${tree.serverPid}`,
+        `udp:${tree.udpPort}:${tree.serverPid}`,
+        `tcp:${tree.listenerPort}:${tree.listenerPid}`,
+      ].sort(),
+    );
   });
 
   it('skips and counts fd dirs it cannot read, a pid that is gone and a pid recycled mid-scan', async () => {
