@@ -1,19 +1,9 @@
 import { spawn } from 'node:child_process';
+import { portsReportSchema } from '@treewarden/protocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning, startTimeOf, useProcessTracker, waitFor } from '../../../packages/engine/test/helpers/index.js';
 import { removeDirs, startClient, startServerTree } from '../../../packages/engine/test/ports/port-helpers.js';
 import { assertBuilt, CLI_MAIN, runCli } from './cli-helpers.js';
-
-interface PortRowJson {
-  port: number;
-  proto: string;
-  address: string;
-  pid: number;
-  startTime: string;
-  args: string[];
-  runId: string | null;
-  sessionId: string | null;
-}
 
 /** Bound on the listener-that-runs-free-port test reporting its port and its CLI's result. */
 const ANCESTOR_TEST_MS = 25_000;
@@ -31,7 +21,8 @@ describe.skipIf(process.platform !== 'linux')('treewarden ports and free-port', 
     dirs.push(...tree.dirs);
     const result = await runCli(['ports', '--json']);
     expect(result.code).toBe(0);
-    const { ports } = JSON.parse(result.stdout) as { ports: PortRowJson[] };
+    // The output is the protocol's contract, checked by its own schema (strict: no extra keys).
+    const { ports } = portsReportSchema.parse(JSON.parse(result.stdout));
     const server = ports.filter((row) => row.pid === tree.serverPid);
     expect(server.map((row) => `${row.proto}:${row.port}`).sort()).toEqual(
       [`tcp:${tree.tcpPort}`, `udp:${tree.udpPort}`].sort(),

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createEntryLookup, createPortReader, describeListeners, type PortMap, type PortRow } from '@treewarden/engine';
+import type { PortsReport } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import type { CliCommand } from './command.js';
@@ -28,7 +29,10 @@ function formatRows(rows: readonly PortRow[]): string {
 
 function toJson(rows: readonly PortRow[], map: PortMap): string {
   const unattributed = map.unattributed.map(({ port, proto, address }) => ({ port, proto, address }));
-  return `${JSON.stringify({ ports: rows, unattributed, skippedPids: map.skippedPids })}\n`;
+  // `satisfies` keeps the engine's rows and the protocol's contract in step at compile time.
+  const ports = rows.map((row) => ({ ...row, args: [...row.args] }));
+  const report = { ports, unattributed, skippedPids: map.skippedPids } satisfies PortsReport;
+  return `${JSON.stringify(report)}\n`;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
