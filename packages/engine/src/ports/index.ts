@@ -11,19 +11,10 @@ export {
 } from './darwin-lsof.js';
 export { createEntryLookup, describeListeners, type EntryLookup, type PortRow } from './describe.js';
 export {
-  assertPort,
   executeFreePort,
-  type FreePortOptions,
   type FreePortOutcome,
-  type FreePortPlan,
   type FreePortResult,
-  type FreePortTarget,
-  HIDDEN_SETTLE_MS,
-  MAX_PORT,
-  MIN_PORT,
   PORT_RELEASE_WAIT_MS,
-  PortRangeError,
-  planFreePort,
 } from './free-port.js';
 export {
   type ByteOrder,
@@ -42,5 +33,17 @@ export {
   readLinuxPortMap,
   readListeningSockets,
 } from './linux-ports.js';
+export {
+  assertPort,
+  type FreePortOptions,
+  type FreePortPlan,
+  type FreePortTarget,
+  HIDDEN_SETTLE_MS,
+  MAX_PORT,
+  MIN_PORT,
+  PortRangeError,
+  planFreePort,
+  SERVICE_MANAGER_COMMANDS,
+} from './plan-free-port.js';
 export { createPortReader } from './reader.js';
 export * from './types.js';

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertPort, executeFreePort, PortRangeError, planFreePort } from '../../src/ports/free-port.js';
+import { executeFreePort } from '../../src/ports/free-port.js';
+import { assertPort, PortRangeError, planFreePort } from '../../src/ports/plan-free-port.js';
+import type { PortReader } from '../../src/ports/types.js';
+import type { ProcessEntry, TableReader } from '../../src/table/types.js';
 import { isRunning, startTimeOf, useProcessTracker, waitFor } from '../helpers/index.js';
 import { removeDirs, startClient, startServerTree } from './port-helpers.js';
 
@@ -96,5 +99,54 @@ describe.skipIf(process.platform !== 'linux')('free a port (real processes)', ()
     const outcome = await executeFreePort(plan, FAST_GRACE);
     expect(outcome).toMatchObject({ result: 'refused', outcomes: [] });
     expect(isRunning(child.pid as number)).toBe(true);
+  });
+});
+
+describe('free-port refusals that this machine cannot produce (injected map and table)', () => {
+  const uid = process.getuid?.() ?? 1000;
+  const entry = (pid: number, ppid: number, command: string): ProcessEntry => ({
+    pid,
+    startTime: `${pid}00`,
+    ppid,
+    pgid: pid,
+    sid: pid,
+    state: 'S',
+    uid,
+    command,
+    args: [command],
+    cwd: null,
+    cpuTimeMs: 0,
+    rssBytes: 0,
+    startedAtMs: pid,
+  });
+  const table: TableReader = {
+    platform: 'linux',
+    readAll: async () => ({
+      entries: new Map([
+        [4000, entry(4000, 1, 'systemd')],
+        [4100, entry(4100, 4000, 'sshd')],
+      ]),
+      readAtMs: 0,
+    }),
+    readTrees: async () => null,
+  };
+  const ports: PortReader = {
+    platform: 'linux',
+    readAll: async () => ({
+      listeners: [
+        { port: 8022, proto: 'tcp', family: 4, address: '0.0.0.0', pid: 4000, startTime: '400000', inode: 7 },
+      ],
+      unattributed: [],
+      skippedPids: 0,
+      readAtMs: 0,
+    }),
+    readForPids: async () => null,
+  };
+
+  it('refuses a service manager holding a port for socket activation (systemd --user, launchd)', async () => {
+    const plan = await planFreePort(8022, 'tcp', { ports, table });
+    expect(plan.targets.map((t) => t.tree.map((e) => e.pid))).toEqual([[4000, 4100]]);
+    expect(plan.refusals).toEqual([expect.stringMatching(/pid 4000 \(systemd\) is a service manager/)]);
+    expect((await executeFreePort(plan)).result).toBe('refused');
   });
 });
