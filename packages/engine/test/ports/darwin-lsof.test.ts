@@ -10,7 +10,10 @@ import { parsePsOutput } from '../../src/table/darwin-ps.js';
 import type { SpawnInspector } from '../../src/table/inspector.js';
 import { type FakeInspector, fakeSpawner } from '../table/fake-inspector.js';
 
-/** `lsof -nP -iTCP -sTCP:LISTEN -F pcnt` on macOS 14: node on v4 and v6, a dual-stack `*`. */
+/**
+ * `lsof -nP -iTCP -sTCP:LISTEN -F pcnt` in the shape macOS lsof prints (no Mac here: written from
+ * lsof's field-output format): node on v4 and v6, postgres on `*` for both families.
+ */
 const LSOF_TCP = [
   'p1002',
   'cnode',

@@ -64,6 +64,32 @@ describe.skipIf(process.platform !== 'linux')('free a port (real processes)', ()
     expect(isRunning(tree.listenerPid)).toBe(true);
   });
 
+  it('reports survivors when the port is held again after the kill (a supervisor outside the tree restarted it)', async () => {
+    const tree = await startServerTree(tracker);
+    dirs.push(...tree.dirs);
+    const plan = await planFreePort(tree.tcpPort, 'tcp');
+    // A restart by a supervisor cannot be timed against the release check: inject the map it leaves.
+    const restarted = {
+      port: tree.tcpPort,
+      proto: 'tcp' as const,
+      family: 4 as const,
+      address: '127.0.0.1',
+      pid: 4242,
+      startTime: '1',
+      inode: 1,
+    };
+    const ports: PortReader = {
+      platform: 'linux',
+      readAll: async () => ({ listeners: [restarted], unattributed: [], skippedPids: 0, readAtMs: Date.now() }),
+      readForPids: async () => null,
+    };
+    const outcome = await executeFreePort(plan, { ...FAST_GRACE, ports });
+    expect(outcome.outcomes.map((kill) => kill.result)).toEqual(['killed']);
+    expect(outcome.result).toBe('survivors');
+    expect(outcome.stillListening).toEqual([restarted]);
+    expect(isRunning(tree.serverPid)).toBe(false);
+  });
+
   it('reports nothing listening on a free port, and refuses port numbers out of range', async () => {
     const tree = await startServerTree(tracker);
     dirs.push(...tree.dirs);
