@@ -95,8 +95,6 @@ function listenersOf(pid: number, sockets: ReadonlyMap<number, NetSocket>, sourc
   } catch {
     return null;
   }
-  // The fds read may belong to a process that took over the pid during the scan: check again.
-  if (sources.startTimeOf(pid) !== startTime) return null;
   const listeners: PortListener[] = [];
   for (const inode of inodes) {
     const socket = sockets.get(inode);
@@ -104,6 +102,9 @@ function listenersOf(pid: number, sockets: ReadonlyMap<number, NetSocket>, sourc
     const { port, proto, family, address } = socket;
     listeners.push({ port, proto, family, address, pid, startTime, inode });
   }
+  // The fds read may belong to a process that took over the pid during the scan: check again
+  // before attributing anything (nothing to attribute, nothing to check: most pids of a full map).
+  if (listeners.length > 0 && sources.startTimeOf(pid) !== startTime) return null;
   return listeners;
 }
 
