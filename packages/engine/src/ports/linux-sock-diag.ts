@@ -35,6 +35,11 @@ export const NETLINK_RECV_TIMEOUT_MS = 1_000;
 /** Bound on recv calls per dump (each carries up to RECV_BUFFER_BYTES of sockets). */
 export const MAX_NETLINK_RECVS = 10_000;
 const RECV_BUFFER_BYTES = 64 * 1024;
+/**
+ * 64-bit little-endian architectures whose socket option numbers follow the generic ABI
+ * (SO_RCVTIMEO = 20, a 16-byte timeval). Elsewhere (ppc64le numbers it 18) /proc/net is read.
+ */
+const GENERIC_ABI_ARCHES: ReadonlySet<string> = new Set(['x64', 'arm64', 'riscv64', 'loong64']);
 
 interface Libc {
   socket(domain: number, type: number, protocol: number): number;
@@ -130,7 +135,7 @@ function receiveTimeout(): Buffer {
 
 /** Every listening TCP socket (IPv4 and IPv6) of this network namespace, or null when netlink cannot say. */
 export function readTcpListenersNetlink(): NetSocket[] | null {
-  const c = process.platform === 'linux' && process.arch.endsWith('64') && littleEndian ? loadLibc() : null;
+  const c = process.platform === 'linux' && GENERIC_ABI_ARCHES.has(process.arch) ? loadLibc() : null;
   if (c === null) return null;
   const fd = c.socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
   if (fd < 0) return null;
