@@ -2,6 +2,7 @@
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
+import { ConfirmAction } from './confirm-action';
 import { HistoryView } from './history-view';
 import { KillConfirm } from './kill-confirm';
 import { LeaseView } from './lease-view';
@@ -47,6 +48,7 @@ export function App() {
         {showDetails ? <RunDetails /> : null}
       </div>
       <KillConfirm />
+      <ConfirmAction />
       <StartRunDialog />
     </div>
   );

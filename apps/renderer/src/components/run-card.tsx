@@ -15,12 +15,15 @@ function RunCardView({ run }: { run: RunView }) {
   const retrying = useAppStore((state) => `retry:${run.id}` in state.pending);
   const rootNode = run.root ? run.processes.find((node) => node.pid === run.root?.pid) : undefined;
   const canKill = run.root !== null && run.phase !== 'ended';
+  const killRefusal =
+    run.root === null ? 'The run has no root process to kill' : run.phase === 'ended' ? 'The run has ended' : null;
   const commandLine = [run.command, ...run.args].join(' ');
+  const failed = run.phase === 'ended' && run.classification !== 'ok';
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="run-head">
         <button type="button" className="run-title" onClick={() => selectRun(run.id)} title="Show run details">
-          <span className={`dot dot-phase-${run.phase}`} />
+          <span className={`dot ${run.unsupervised ? 'dot-dead' : `dot-phase-${run.phase}`}`} />
           <span className="run-id">{run.id}</span>
           <span className="run-cmd" title={commandLine}>
             {shortenCommandLine(commandLine)}
@@ -29,6 +32,13 @@ function RunCardView({ run }: { run: RunView }) {
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
             <ClassificationBadge classification={run.classification} />
+          ) : run.unsupervised ? (
+            <span
+              className="badge badge-bad"
+              title="Its lease holder and guardian are both dead: nothing enforces its timeout or ends its tree"
+            >
+              unsupervised
+            </span>
           ) : (
             <PhaseBadge phase={run.phase} />
           )}
@@ -37,12 +47,12 @@ function RunCardView({ run }: { run: RunView }) {
               type="button"
               className="badge badge-bad badge-button"
               onClick={() => cleanOrphans(run.id)}
-              title="Processes of this run still alive after it ended: click to end them"
+              title="Processes of this run still alive after it ended or lost its supervisors: click to end them"
             >
               {run.leakedCount} leaked · clean
             </button>
           ) : null}
-          <Countdown run={run} />
+          {run.unsupervised ? null : <Countdown run={run} />}
           <span className="run-count">
             {run.processes.length} process{run.processes.length === 1 ? '' : 'es'}
           </span>
@@ -52,6 +62,7 @@ function RunCardView({ run }: { run: RunView }) {
             type="button"
             className="btn btn-sm btn-danger"
             disabled={!canKill}
+            title={killRefusal ?? 'End this run’s whole tree (asks first)'}
             onClick={() => {
               if (run.root)
                 askKill({
@@ -67,13 +78,19 @@ function RunCardView({ run }: { run: RunView }) {
           <button
             type="button"
             className="btn btn-sm"
-            disabled={run.phase !== 'ended' || retrying}
+            disabled={!run.retry.available || retrying}
+            title={run.retry.reason ?? 'Start the same command line again (same cwd, without its environment)'}
             onClick={() => retryRun(run.id)}
           >
             {retrying ? 'Retrying…' : 'Retry'}
           </button>
         </div>
       </header>
+      {run.endReason ? (
+        <div className={`run-reason${failed ? ' run-reason-bad' : ''}`} data-testid="run-end-reason">
+          {run.endReason}
+        </div>
+      ) : null}
       {run.phase === 'ended' && run.processes.length === 0 ? (
         <div className="tree-empty">
           Ended{run.exitCode !== null ? ` with exit code ${run.exitCode}` : ''}

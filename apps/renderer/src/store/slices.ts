@@ -72,6 +72,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
   pending: {},
   outcomes: [],
   confirmKill: null,
+  confirmAction: null,
   beginAction: (key, label) => set((state) => ({ pending: { ...state.pending, [key]: label } })),
   endAction: (key) =>
     set((state) => {
@@ -86,6 +87,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
     }),
   dismissOutcome: (id) => set((state) => ({ outcomes: state.outcomes.filter((outcome) => outcome.id !== id) })),
   askKill: (confirmKill) => set({ confirmKill }),
+  askConfirm: (confirmAction) => set({ confirmAction }),
 });
 
 function readStoredTheme(): ThemePref {

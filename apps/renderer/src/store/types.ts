@@ -53,16 +53,27 @@ export interface KillRequest {
   runId: string | null;
 }
 
+/** A destructive action other than a single kill, waiting for the user's yes: it says what it will end. */
+export interface ConfirmRequest {
+  title: string;
+  /** What will end, one line each, shown before the user decides. */
+  lines: string[];
+  confirmLabel: string;
+  onConfirm(): void;
+}
+
 export interface ActionsSlice {
   /** Keys of actions in flight (e.g. `kill:1234:567`), so buttons can show progress. */
   pending: Record<string, string>;
   outcomes: Outcome[];
   confirmKill: KillRequest | null;
+  confirmAction: ConfirmRequest | null;
   beginAction(key: string, label: string): void;
   endAction(key: string): void;
   pushOutcome(outcome: Omit<Outcome, 'id' | 'atMs'>): void;
   dismissOutcome(id: number): void;
   askKill(request: KillRequest | null): void;
+  askConfirm(request: ConfirmRequest | null): void;
 }
 
 export type ThemePref = 'system' | 'light' | 'dark';

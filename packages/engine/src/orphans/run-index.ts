@@ -22,6 +22,9 @@ export interface KnownRun {
   readonly root: ProcessIdentity | null;
   /** Null while the run may still be supervised; otherwise why it is over. */
   readonly over: string | null;
+  /** The ledger holds the run's start / its end. */
+  readonly startRecorded: boolean;
+  readonly endRecorded: boolean;
 }
 
 export interface RunIndex {
@@ -41,6 +44,8 @@ interface Draft {
   root: ProcessIdentity | null;
   ended: string | null;
   recorderAlive: boolean;
+  started: boolean;
+  endRecorded: boolean;
 }
 
 function leaseOverReason(status: LeaseStatus): string | null {
@@ -63,7 +68,15 @@ export function buildRunIndex(
   const draftOf = (runId: string): Draft => {
     let draft = drafts.get(runId);
     if (draft === undefined) {
-      draft = { leaseId: null, runDir: null, root: null, ended: null, recorderAlive: false };
+      draft = {
+        leaseId: null,
+        runDir: null,
+        root: null,
+        ended: null,
+        recorderAlive: false,
+        started: false,
+        endRecorded: false,
+      };
       drafts.set(runId, draft);
     }
     return draft;
@@ -71,6 +84,7 @@ export function buildRunIndex(
   for (const record of records) {
     if (record.kind === 'run_start') {
       const draft = draftOf(record.runId);
+      draft.started = true;
       draft.leaseId = record.leaseId ?? draft.leaseId;
       draft.runDir = record.runDir ?? draft.runDir;
       if (record.pid !== null && record.startTime !== null)
@@ -78,7 +92,9 @@ export function buildRunIndex(
       draft.recorderAlive =
         record.by.startTime !== undefined && isAlive({ pid: record.by.pid, startTime: record.by.startTime });
     } else if (record.kind === 'run_end') {
-      draftOf(record.runId).ended = `run ended (${record.classification}) at ${record.at}`;
+      const draft = draftOf(record.runId);
+      draft.ended ??= `run ended (${record.classification}) at ${record.at}`;
+      draft.endRecorded = true;
     }
   }
   const deadLeases = new Map<string, string>();
@@ -115,7 +131,15 @@ export function buildRunIndex(
     const heldByLiveLease = draft.leaseId !== null && liveLeases.has(draft.leaseId);
     const orphaned = !heldByLiveLease && !draft.recorderAlive ? 'nobody alive supervises it any more' : null;
     const over = draft.ended ?? leaseOver ?? orphaned;
-    runs.set(runId, { runId, leaseId: draft.leaseId, runDir: draft.runDir, root: draft.root, over });
+    runs.set(runId, {
+      runId,
+      leaseId: draft.leaseId,
+      runDir: draft.runDir,
+      root: draft.root,
+      over,
+      startRecorded: draft.started,
+      endRecorded: draft.endRecorded,
+    });
   }
   return { runs, deadLeases, liveLeases, guardians, deadSessions };
 }
@@ -141,6 +165,14 @@ function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now
       continue;
     }
     if (ageMs < UNRECORDED_RUN_DIR_MIN_AGE_MS) continue;
-    drafts.set(name, { leaseId: null, runDir, root: null, ended: 'run dir with no record', recorderAlive: false });
+    drafts.set(name, {
+      leaseId: null,
+      runDir,
+      root: null,
+      ended: 'run dir with no record',
+      recorderAlive: false,
+      started: false,
+      endRecorded: false,
+    });
   }
 }
