@@ -90,7 +90,8 @@ function toForeignRun(paths: StatePaths, run: LeaseRunInfo, ledger: LedgerRun | 
   const timeoutSeconds = run.timeoutSeconds ?? start?.timeoutSeconds ?? null;
   return {
     runId: run.runId,
-    command: start === undefined ? run.command : [start.command, ...start.args].join(' '),
+    command: start?.command ?? run.command,
+    args: start?.args ?? [],
     retrySpec: retrySpecOf(paths, ledger),
     cwd: start?.cwd ?? run.runDir,
     root: run.pid !== null && run.startTime !== null ? { pid: run.pid, startTime: run.startTime } : null,

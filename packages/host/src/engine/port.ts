@@ -71,8 +71,9 @@ export interface RunEnd {
 
 export interface ForeignRun {
   readonly runId: string;
-  /** The command line for display. */
+  /** The program and its arguments, from the ledger; else the lease file's joined command line and no args. */
   readonly command: string;
+  readonly args: readonly string[];
   /** What Retry would start again (command, args, cwd from the ledger; never the environment); null if unknown. */
   readonly retrySpec: RunSpec | null;
   readonly cwd: string;

@@ -23,7 +23,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
     ...(known ?? runningState()),
     id: run.runId,
     leaseId,
-    spec: { command: run.command },
+    spec: { command: run.command, args: run.args },
     retrySpec: run.retrySpec,
     cwd: run.cwd,
     cookie: run.runId,
