@@ -83,7 +83,7 @@ test.describe('runs started from the UI', () => {
     await expect(app.locator('.outcome[data-kind="retry"]').first()).toContainText(`Retried ${firstId} as`);
     await expect(app.locator('section.run')).toHaveCount(2);
     await expect(app.locator('section.run.selected')).not.toHaveAttribute('data-run-id', firstId);
-    await app.getByRole('button', { name: 'Release lease' }).click();
+    await releaseSelectedLease(app);
     await expect(app.locator('.outcome[data-kind="release"]').first()).toContainText('Released lease e2e-retry');
     await expect(app.getByRole('option', { name: /e2e-retry/ })).toContainText('released');
   });
