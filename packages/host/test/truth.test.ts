@@ -116,6 +116,13 @@ describe('engine host: runs of other holders', () => {
       });
       expect(latestSnapshot(events)?.orphans).toEqual([]);
       expect(runEnds(held.home, held.runId)).toBe(1);
+      expect(events).toContainEqual({
+        type: 'runEnded',
+        runId: held.runId,
+        classification: 'cancelled',
+        exitCode: null,
+        error: ended.endReason,
+      });
 
       // The CLI looking as well (history settles unsupervised runs) adds nothing: exactly once.
       const clis = await Promise.all(

@@ -41,7 +41,7 @@ export function HistoryView() {
               <td className="num">
                 {entry.endedAtMs === null ? '—' : formatDuration(entry.endedAtMs - entry.startedAtMs)}
               </td>
-              <td>
+              <td title={entry.endReason ?? undefined}>
                 {entry.classification ? (
                   <ClassificationBadge classification={entry.classification} />
                 ) : (

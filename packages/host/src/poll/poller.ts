@@ -74,6 +74,7 @@ export async function scanLeaks(context: HostContext): Promise<void> {
     record.classification = 'cancelled';
     record.endReason = reason;
     record.unsupervised = false;
+    context.emit({ type: 'runEnded', runId, classification: 'cancelled', exitCode: null, error: reason });
   }
 }
 
