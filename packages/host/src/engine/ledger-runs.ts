@@ -25,6 +25,7 @@ export interface LedgerRuns {
 export function createLedgerRuns(ledgerFile: string): LedgerRuns {
   const runs = new Map<string, LedgerRun>();
   let offset = 0;
+  let inode: number | null = null;
   // Kept as bytes: a chunk may end inside a multi-byte character.
   let partial: Buffer = Buffer.alloc(0);
 
@@ -64,13 +65,16 @@ export function createLedgerRuns(ledgerFile: string): LedgerRuns {
   return {
     refresh() {
       let size: number;
+      let ino: number;
       try {
-        size = statSync(ledgerFile).size;
+        ({ size, ino } = statSync(ledgerFile));
       } catch {
         reset(); // no ledger yet (or it was removed): nothing on record
         return;
       }
-      if (size < offset) reset(); // replaced or truncated: read it again from the start
+      // Replaced or truncated: read it again from the start.
+      if (size < offset || ino !== inode) reset();
+      inode = ino;
       if (size > offset) readFrom(size);
     },
     get: (runId) => runs.get(runId),
