@@ -8,7 +8,16 @@ import { LeaseView } from '../src/components/lease-view';
 import { RunCard } from '../src/components/run-card';
 import { StartRunDialog } from '../src/components/start-run';
 import { useAppStore } from '../src/store/store';
-import { installFakeBridge, makeLease, makeRun, makeSnapshot, NOW, okReply, resetStoreEachTest } from './fixtures';
+import {
+  installFakeBridge,
+  makeKillReport,
+  makeLease,
+  makeRun,
+  makeSnapshot,
+  NOW,
+  okReply,
+  resetStoreEachTest,
+} from './fixtures';
 
 resetStoreEachTest();
 
@@ -33,6 +42,19 @@ describe('the truth on the Runs view', () => {
     const retry = screen.getByRole('button', { name: 'Retry' }) as HTMLButtonElement;
     expect(retry.disabled).toBe(true);
     expect(retry.title).toContain('no start record');
+  });
+
+  it('shows a refused kill on the run card in the host’s words', () => {
+    const run = makeRun({
+      lastKill: makeKillReport({
+        result: 'refused',
+        error: 'refused: pid 100 now belongs to a different process; nothing was signalled',
+      }),
+    });
+    render(<RunCard run={run} />);
+    expect(screen.getByTestId('run-kill-problem').textContent).toBe(
+      'Kill refused: pid 100 now belongs to a different process; nothing was signalled',
+    );
   });
 
   it('marks a run whose supervisors died as unsupervised, without a countdown nobody enforces', () => {

@@ -8,6 +8,17 @@ import { ClassificationBadge, PhaseBadge } from './badges';
 import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
 
+/** The last kill of this run when it did not do what was asked: refused, or something survived. */
+function killProblemOf(run: RunView): string | null {
+  const kill = run.lastKill;
+  if (kill === null) return null;
+  if (kill.result === 'refused')
+    return `Kill refused: ${(kill.error ?? 'the identity changed; nothing was signalled').replace(/^refused:\s*/, '')}`;
+  if (kill.result === 'kill_failed')
+    return `Kill failed: ${kill.error ?? `${kill.survivors.length} process(es) survived`}`;
+  return null;
+}
+
 function RunCardView({ run }: { run: RunView }) {
   const selected = useAppStore((state) => state.selectedRunId === run.id);
   const selectRun = useAppStore((state) => state.selectRun);
@@ -19,6 +30,7 @@ function RunCardView({ run }: { run: RunView }) {
     run.root === null ? 'The run has no root process to kill' : run.phase === 'ended' ? 'The run has ended' : null;
   const commandLine = [run.command, ...run.args].join(' ');
   const failed = run.phase === 'ended' && run.classification !== 'ok';
+  const killProblem = killProblemOf(run);
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="run-head">
@@ -86,6 +98,11 @@ function RunCardView({ run }: { run: RunView }) {
           </button>
         </div>
       </header>
+      {killProblem ? (
+        <div className="run-reason run-reason-bad" data-testid="run-kill-problem">
+          {killProblem}
+        </div>
+      ) : null}
       {run.endReason ? (
         <div className={`run-reason${failed ? ' run-reason-bad' : ''}`} data-testid="run-end-reason">
           {run.endReason}
