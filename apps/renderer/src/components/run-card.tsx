@@ -29,7 +29,8 @@ function RunCardView({ run }: { run: RunView }) {
   const killRefusal =
     run.root === null ? 'The run has no root process to kill' : run.phase === 'ended' ? 'The run has ended' : null;
   const commandLine = [run.command, ...run.args].join(' ');
-  const failed = run.phase === 'ended' && run.classification !== 'ok';
+  // A cancel is what someone asked for: said plainly, not as a failure.
+  const failed = run.phase === 'ended' && run.classification !== 'ok' && run.classification !== 'cancelled';
   const killProblem = killProblemOf(run);
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
