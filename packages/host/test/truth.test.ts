@@ -6,6 +6,7 @@
  */
 
 import { RUN_ID_ENV, readProcEntry } from '@treewarden/engine';
+import { listLeases } from '@treewarden/engine/lease/index';
 import { readLedger } from '@treewarden/engine/ledger/index';
 import { statePaths } from '@treewarden/engine/state/index';
 import type { HistoryEntry, HostEvent, KillReport, RunView } from '@treewarden/protocol';
@@ -76,6 +77,13 @@ describe('engine host: runs of other holders', () => {
       const running = await waitForRun(events, held.runId, (run) => run.phase === 'running', 'the CLI run');
       expect(running.timeoutSeconds).toBe(HOLDER_RUN_TIMEOUT_SECONDS);
       expect((running.deadlineAtMs ?? 0) - running.startedAtMs).toBe(HOLDER_RUN_TIMEOUT_SECONDS * 1000);
+      // Both records carry it: the lease file (what the app lists) and the ledger's run_start.
+      const listed = listLeases(statePaths(held.home)).find((status) => status.lease.id === held.leaseId);
+      expect(listed?.lease.runs[0]?.timeoutSeconds).toBe(HOLDER_RUN_TIMEOUT_SECONDS);
+      const start = readLedger(statePaths(held.home).ledgerFile).records.find(
+        (record) => record.kind === 'run_start' && record.runId === held.runId,
+      );
+      expect(start).toMatchObject({ timeoutSeconds: HOLDER_RUN_TIMEOUT_SECONDS, deadlineAt: expect.any(String) });
       const lease = latestSnapshot(events)?.leases.find((candidate) => candidate.id === held.leaseId);
       expect(lease?.heldByThisApp).toBe(false);
       await waitForRun(events, held.runId, (run) => run.processes.length > 0, 'the run tree to be observed');
