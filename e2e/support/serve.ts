@@ -62,11 +62,18 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return !isAlive(pid);
 }
 
-export async function startServe(): Promise<ServeHandle> {
+export interface StartServeOptions {
+  /** Let serve open its launch page (with e.g. TREEWARDEN_BROWSER in `env`); default --no-open. */
+  readonly open?: boolean;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export async function startServe(options: StartServeOptions = {}): Promise<ServeHandle> {
   const home = mkdtempSync(join(tmpdir(), 'treewarden-e2e-'));
-  const child = spawn(process.execPath, [CLI_MAIN, 'serve', '--port', '0', '--no-open'], {
+  const args = [CLI_MAIN, 'serve', '--port', '0', ...(options.open === true ? [] : ['--no-open'])];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, TREEWARDEN_HOME: home },
+    env: { ...process.env, ...options.env, TREEWARDEN_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;

@@ -1,20 +1,24 @@
 /**
- * The Electron main process, top to bottom: harden, take the single-instance lock, start the
- * engine host (its table reads run in a worker thread), open the window, wire IPC and the counts,
- * and on quit end the app's runs before exiting.
+ * The Electron main process, top to bottom: take the single-instance lock and harden the app
+ * (node/app-lifecycle.ts), then once ready start the engine host (its table reads run in a worker
+ * thread; its runs get the user's environment, not the app's), open the window, wire IPC and the
+ * counts; on quit end the app's runs before exiting. A start that throws shows why and exits 1.
  */
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveStateDir } from '@treewarden/engine/state/index';
 import { createEngineHost, createEnginePort, type EngineHost } from '@treewarden/host';
-import { app, type BrowserWindow, session } from 'electron';
+import { app, type BrowserWindow, dialog, session } from 'electron';
 import { registerIpc } from './electron-main/ipc.js';
 import { hardenApp, hardenSession } from './electron-main/security.js';
-import { type CountsDisplay, createCountsDisplay } from './electron-main/tray.js';
+import { createCountsDisplay } from './electron-main/tray.js';
 import { createMainWindow } from './electron-main/window.js';
+import { runLifecycle, type StartedApp } from './node/app-lifecycle.js';
 import { resolveAppPaths } from './node/app-paths.js';
 import { countsOf } from './node/counts-label.js';
 import { createIpcRouter, createTrustedSenderCheck } from './node/ipc-router.js';
+import { readyFileFrom, signalReady } from './node/ready-signal.js';
+import { userEnvironment } from './node/user-environment.js';
 import { windowStatePath } from './node/window-state.js';
 
 const paths = resolveAppPaths({
@@ -22,30 +26,18 @@ const paths = resolveAppPaths({
   resourcesPath: process.resourcesPath,
   distDir: dirname(fileURLToPath(import.meta.url)),
 });
+/** Set by `npm start` (start.ts) to learn that the window came up. */
+const readyFile = readyFileFrom(process.argv);
 
-let host: EngineHost | null = null;
-let window: BrowserWindow | null = null;
-let counts: CountsDisplay | null = null;
-let quitting = false;
-
-function focusWindow(): void {
-  if (window === null) return;
+function focus(window: BrowserWindow): void {
+  if (window.isDestroyed()) return;
   if (window.isMinimized()) window.restore();
   window.show();
   window.focus();
 }
 
-/** Quit ends the runs the app started (their lease is released) before the process exits. */
-function quit(): void {
-  if (quitting) return;
-  quitting = true;
-  counts?.dispose();
-  void (host?.close() ?? Promise.resolve()).finally(() => app.exit(0));
-}
-
-function start(): void {
-  hardenSession(session.defaultSession);
-  host = createEngineHost({ port: createEnginePort() });
+function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
+  let window: BrowserWindow | null = null;
   const router = createIpcRouter(
     host,
     createTrustedSenderCheck(() => window?.webContents.id ?? null, paths.rendererFileUrl),
@@ -55,30 +47,39 @@ function start(): void {
     rendererIndexPath: paths.rendererIndex,
     stateFile: windowStatePath(resolveStateDir()),
     iconPath: paths.icon,
+    onShown: () => signalReady(readyFile, 'window-shown'),
   });
   const unregister = registerIpc(router, window);
-  counts = createCountsDisplay(window, paths.icon, quit);
-  host.onEvent((event) => {
-    if (event.type === 'snapshot') counts?.update(countsOf(event.snapshot));
+  const counts = createCountsDisplay(window, paths.icon, quit);
+  const stopCounts = host.onEvent((event) => {
+    if (event.type === 'snapshot') counts.update(countsOf(event.snapshot));
   });
   window.on('closed', () => {
+    stopCounts();
+    counts.dispose();
     unregister();
-    window = null;
     quit();
   });
+  return window;
 }
 
-if (!app.requestSingleInstanceLock()) {
-  // Another Treewarden window is open: it is focused by its 'second-instance' handler.
-  app.quit();
-} else {
-  hardenApp(paths.rendererFileUrl);
-  app.on('second-instance', focusWindow);
-  app.on('before-quit', (event) => {
-    if (quitting) return;
-    event.preventDefault();
-    quit();
-  });
-  app.on('window-all-closed', quit);
-  void app.whenReady().then(start);
+function start(quit: () => void): StartedApp {
+  hardenSession(session.defaultSession);
+  // Runs get the user's environment: not APPDIR, the bundle's LD_LIBRARY_PATH or ELECTRON_*.
+  const host = createEngineHost({ port: createEnginePort({ runEnvironment: userEnvironment(process.env) }) });
+  try {
+    const window = openWindow(host, quit);
+    return { focus: () => focus(window), close: () => host.close() };
+  } catch (error) {
+    // Close what started; the lease's guardian also ends it when this process exits.
+    void host.close();
+    throw error;
+  }
 }
+
+runLifecycle(app, {
+  harden: () => hardenApp(paths.rendererFileUrl),
+  start,
+  handedOver: () => signalReady(readyFile, 'handed-over'),
+  showError: (title, content) => dialog.showErrorBox(title, content),
+});

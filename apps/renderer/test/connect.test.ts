@@ -48,14 +48,15 @@ describe('routeEvent', () => {
 });
 
 describe('buildWebSocketUrl', () => {
-  it('carries the token from the page URL to the socket', () => {
-    expect(buildWebSocketUrl({ protocol: 'http:', host: '127.0.0.1:4000', search: '?token=a%2Bb' })).toBe(
+  it('carries the token to the socket on the page host', () => {
+    expect(buildWebSocketUrl({ protocol: 'http:', host: '127.0.0.1:4000' }, 'a+b')).toBe(
       'ws://127.0.0.1:4000/ws?token=a%2Bb',
     );
   });
 
   it('gives null without a token or over file://', () => {
-    expect(buildWebSocketUrl({ protocol: 'http:', host: '127.0.0.1:4000', search: '' })).toBeNull();
-    expect(buildWebSocketUrl({ protocol: 'file:', host: '', search: '?token=x' })).toBeNull();
+    expect(buildWebSocketUrl({ protocol: 'http:', host: '127.0.0.1:4000' }, null)).toBeNull();
+    expect(buildWebSocketUrl({ protocol: 'http:', host: '127.0.0.1:4000' }, '')).toBeNull();
+    expect(buildWebSocketUrl({ protocol: 'file:', host: '' }, 'x')).toBeNull();
   });
 });

@@ -7,6 +7,14 @@ export * from './ledger/index.js';
 export * from './orphans/index.js';
 export * from './ownership/index.js';
 export * from './run/index.js';
+export { capabilityWarnings, type NativeCapabilities, readNativeCapabilities } from './runtime/capabilities.js';
+export {
+  currentRuntime,
+  type NodeCommand,
+  type NodeRuntime,
+  nodeCommand,
+  RUN_AS_NODE_ENV,
+} from './runtime/node-command.js';
 export {
   findScenario,
   listScenarios,

@@ -2,7 +2,7 @@ export { createEnginePort, type EnginePortOptions } from './engine/binding.js';
 export * from './engine/port.js';
 export * from './host.js';
 export { createWorkerTableReader, WORKER_READ_TIMEOUT_MS, type WorkerTableReader } from './poll/worker-reader.js';
-export { openBrowser } from './serve/open-browser.js';
+export { BROWSER_ENV, openInBrowser } from './serve/open-browser.js';
 export { contentSecurityPolicy, LOOPBACK_ADDRESS } from './serve/security.js';
 export { type ServeMainOptions, serveUntilSignal } from './serve/serve-main.js';
 export { type ServeHandle, type ServeOptions, startServe } from './serve/server.js';

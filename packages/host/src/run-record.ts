@@ -115,6 +115,7 @@ export function endRun(record: RunRecord, outcome: RunOutcome, now: number): voi
   record.stdoutTail = outcome.stdoutTail;
   record.stderrTail = outcome.stderrTail;
   if (outcome.kill !== undefined) record.lastKill = toKillReport(outcome.kill);
+  if (outcome.kept !== undefined) record.membership.release(outcome.kept);
 }
 
 /** Engine KillOutcome → protocol KillReport (plain arrays, plain objects). */

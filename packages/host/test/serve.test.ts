@@ -2,53 +2,20 @@
  * `treewarden serve` end to end: the built CLI in its own process, probed over HTTP and WebSocket
  * like a browser (and like an attacker's page) would.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { MAX_MESSAGE_BYTES, parseServerMessage, type ServerMessage, WS_PATH } from '@treewarden/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { fixturePath, isRunning, makeTempDir, removeTempDir, waitFor } from '../../engine/test/helpers/index.js';
+import { fixturePath, isRunning, waitFor } from '../../engine/test/helpers/index.js';
+import { SERVE_EXIT_WAIT_MS, SERVE_START_WAIT_MS, type ServeChild, startServeChild } from './serve-child.js';
 
-const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
-/** Node start-up plus the first table read on a loaded 2-core box. */
-const START_WAIT_MS = 45_000;
-const EXIT_WAIT_MS = 45_000;
+const START_WAIT_MS = SERVE_START_WAIT_MS;
+const EXIT_WAIT_MS = SERVE_EXIT_WAIT_MS;
 const SLOW_TEST_MS = 120_000;
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: URL;
-  readonly port: number;
-  readonly token: string;
-  readonly stateDir: string;
-}
-
-function startServer(): Promise<Served> {
-  const stateDir = makeTempDir('tw-serve-');
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--no-open'], {
-    env: { ...process.env, TREEWARDEN_HOME: stateDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`serve printed no URL within ${START_WAIT_MS} ms: ${out}`)),
-      START_WAIT_MS,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (!out.includes('\n') || line === undefined) return;
-      clearTimeout(timer);
-      const url = new URL(line);
-      resolve({ child, url, port: Number(url.port), token: url.searchParams.get('token') ?? '', stateDir });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early with ${code}: ${out}`)));
-  });
-}
+type Served = ServeChild;
 
 function httpGet(
   served: Served,
@@ -136,13 +103,10 @@ describe('treewarden serve', () => {
   let served: Served;
 
   beforeAll(async () => {
-    served = await startServer();
+    served = await startServeChild();
   }, SLOW_TEST_MS);
 
-  afterAll(() => {
-    if (served.child.exitCode === null) served.child.kill('SIGKILL');
-    removeTempDir(served.stateDir);
-  });
+  afterAll(() => served.dispose(), SLOW_TEST_MS);
 
   it('prints a loopback URL with a long token and binds nothing else', async () => {
     expect(served.url.hostname).toBe('127.0.0.1');
@@ -160,7 +124,7 @@ describe('treewarden serve', () => {
     expect(refused).toBe(true);
   });
 
-  it('serves the page only with the token, always with a strict CSP', async () => {
+  it('serves the page shell with the right token or none, refuses a wrong one, always with a strict CSP', async () => {
     const page = await httpGet(served, `/?token=${served.token}`);
     expect(page.status).toBe(200);
     const csp = String(page.headers['content-security-policy']);
@@ -169,9 +133,15 @@ describe('treewarden serve', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    expect((await httpGet(served, '/')).status).toBe(401);
+    // No token: the shell is served (it holds no secret) so that a reload, whose token lives in
+    // sessionStorage, and the launch page, whose token rides in the fragment, both work.
+    const bare = await httpGet(served, '/');
+    expect(bare.status).toBe(200);
+    expect(bare.body).toBe(page.body);
+    expect(bare.headers['cache-control']).toBe('no-store');
     expect((await httpGet(served, '/?token=wrong')).status).toBe(401);
-    expect((await httpGet(served, '/../../../../etc/passwd')).status).toBe(404);
+    expect((await httpGet(served, `/?token=${served.token}&token=${served.token}`)).status).toBe(401);
+    expect((await httpGet(served, '/../../../../etc/passwd')).status).toBe(400);
   });
 
   it('serves the built assets the page names without the token, under the same CSP', async () => {
@@ -255,9 +225,7 @@ describe('treewarden serve', () => {
         },
         { timeoutMs: START_WAIT_MS, description: 'the run tree in a snapshot' },
       );
-      const exited = new Promise<number | null>((resolve) => served.child.once('exit', (code) => resolve(code)));
-      served.child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await served.stop()).toBe(0);
       await waitFor(() => processes.every((node) => !isRunning(node.pid, node.startTime)), {
         timeoutMs: EXIT_WAIT_MS,
         description: 'the run tree to be gone',

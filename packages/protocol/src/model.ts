@@ -113,6 +113,8 @@ export const leaseViewSchema = z.object({
   holderState: holderStateSchema,
   /** Only the holder can release a lease: false for leases of the CLI, harnesses and other apps. */
   heldByThisApp: z.boolean(),
+  /** The guardian died while the holder lived: the holder supervises the runs itself now. */
+  guardianLost: z.boolean().optional(),
   createdAtMs: epochMs,
   runs: z.array(runViewSchema),
   liveCount: z.number().int().nonnegative(),
@@ -145,6 +147,8 @@ export const snapshotSchema = z.object({
   /** Every leaked process, once: the one source of every leak count the UI shows (`counts.leaked` is its length). */
   orphans: z.array(orphanViewSchema),
   counts: z.object({ live: z.number().int().nonnegative(), leaked: z.number().int().nonnegative() }),
+  /** What the host cannot do here and the user must know (e.g. a native capability missing). */
+  warnings: z.array(z.string()).optional(),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 

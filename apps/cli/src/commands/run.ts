@@ -145,7 +145,18 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // Every run is hosted by a lease's guardian, which ends the run's whole tree even if this CLI is
   // SIGKILLed. The run keeps the caller's cwd (the lease API's default is the private run dir).
-  const lease: Lease = await openLease({ name: values.lease ?? DEFAULT_LEASE_NAME, holder: 'cli' });
+  // As a subreaper, this process inherits the run's root if the guardian dies, and can still
+  // read its exit status (the CLI starts no other children whose orphans could land here).
+  const lease: Lease = await openLease({
+    name: values.lease ?? DEFAULT_LEASE_NAME,
+    holder: 'cli',
+    holderSubreaper: true,
+  });
+  lease.onGuardianLost((loss) => {
+    process.stderr.write(
+      `treewarden: guardian ${loss.guardian.pid} died; this process now supervises the run itself\n`,
+    );
+  });
   let run: Run;
   try {
     run = lease.startRun({ ...spec, cwd: spec.cwd ?? process.cwd() });
@@ -158,7 +169,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const outcome = await run.outcome;
   await lease.release();
   signals.dispose();
-  if (json) await writeOut(process.stdout, `${JSON.stringify(toJson(outcome))}\n`);
+  const lost = lease.guardianLost;
+  const guardianLost = lost === null ? {} : { guardianLost: { pid: lost.guardian.pid, signal: lost.signal } };
+  if (json) await writeOut(process.stdout, `${JSON.stringify({ ...toJson(outcome), ...guardianLost })}\n`);
   else await writeOut(process.stderr, summarize(outcome));
   const signal = signals.received();
   if (signal !== null && outcome.classification === 'cancelled') return signalExitCode(signal) ?? 1;

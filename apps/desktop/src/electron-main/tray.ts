@@ -1,9 +1,10 @@
 /**
  * Live and leaked counts where the user sees them without the window: a tray entry (where the
- * desktop has a tray), the application menu, and the window title.
+ * desktop has a tray), the application menu, and the window title (which the page cannot change).
  */
 import { type BrowserWindow, Menu, nativeImage, Tray } from 'electron';
 import { type Counts, countsLabel, windowTitle } from '../node/counts-label.js';
+import { keepTitle } from '../node/window-title.js';
 
 export interface CountsDisplay {
   update(counts: Counts): void;
@@ -27,6 +28,7 @@ export function createCountsDisplay(window: BrowserWindow, iconPath: string, qui
   } catch {
     // No tray on this desktop: the menu and the title still show the counts.
   }
+  const setTitle = keepTitle(window, windowTitle({ live: 0, leaked: 0 }));
   let last = '';
   const update = (counts: Counts) => {
     const label = countsLabel(counts);
@@ -49,7 +51,7 @@ export function createCountsDisplay(window: BrowserWindow, iconPath: string, qui
         { role: 'viewMenu' },
       ]),
     );
-    if (!window.isDestroyed()) window.setTitle(windowTitle(counts));
+    setTitle(windowTitle(counts));
   };
   update({ live: 0, leaked: 0 });
   return {

@@ -10,6 +10,8 @@ export interface WindowOptions {
   readonly rendererIndexPath: string;
   readonly stateFile: string;
   readonly iconPath: string;
+  /** Called once the window was shown (the start script's ready signal). */
+  readonly onShown?: () => void;
 }
 
 function currentState(window: BrowserWindow): WindowState {
@@ -31,7 +33,7 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
     icon: options.iconPath,
     backgroundColor: '#1e1e1e',
     webPreferences: {
-      preload: options.preloadPath,
+      preload: options.preloadPath, // eng-disable PRELOAD_JS_CHECK: reviewed; it exposes only window.treewarden (preload.cts)
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
@@ -41,6 +43,8 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
       webviewTag: false,
       navigateOnDragDrop: false,
       spellcheck: false,
+      // A middle click must not open a link in a new window (the window-open handler denies it too).
+      disableBlinkFeatures: 'Auxclick',
     },
   });
   if (state.maximized) window.maximize();
@@ -57,7 +61,10 @@ export function createMainWindow(options: WindowOptions): BrowserWindow {
     clearTimeout(timer);
     saveWindowState(options.stateFile, currentState(window));
   });
-  window.once('ready-to-show', () => window.show());
+  window.once('ready-to-show', () => {
+    window.show();
+    options.onShown?.();
+  });
   void window.loadFile(options.rendererIndexPath);
   return window;
 }

@@ -12,6 +12,7 @@ import {
   parseRequest,
   type Reply,
 } from '@treewarden/protocol';
+import { isRendererUrl } from './navigation-policy.js';
 
 /** What the router knows about who sent a message (from Electron's IpcMainInvokeEvent). */
 export interface IpcSender {
@@ -91,13 +92,8 @@ export function createTrustedSenderCheck(
   ownWebContentsId: () => number | null,
   rendererFileUrl: string,
 ): (sender: IpcSender) => boolean {
-  return (sender) => {
-    if (sender.webContentsId !== ownWebContentsId() || !sender.isMainFrame || sender.frameUrl === null) return false;
-    try {
-      const url = new URL(sender.frameUrl);
-      return url.protocol === 'file:' && `${url.protocol}//${url.host}${url.pathname}` === rendererFileUrl;
-    } catch {
-      return false;
-    }
-  };
+  return (sender) =>
+    sender.webContentsId === ownWebContentsId() &&
+    sender.isMainFrame &&
+    isRendererUrl(sender.frameUrl, rendererFileUrl);
 }

@@ -13,6 +13,7 @@ import { Sidebar } from './sidebar';
 import { StartRunDialog } from './start-run';
 import { SystemView } from './system-view';
 import { ConnectionNotice, TopBar } from './top-bar';
+import { WarningBanner } from './warning-banner';
 
 function CurrentView() {
   const view = useAppStore((state) => state.view);
@@ -36,6 +37,7 @@ export function App() {
     <div className="app">
       <TopBar />
       <ConnectionNotice />
+      <WarningBanner />
       <OrphanBanner />
       <div className="body">
         <Sidebar />

@@ -66,6 +66,11 @@ export function LeaseView() {
           <span className="muted">
             {lease.runs.length} run{lease.runs.length === 1 ? '' : 's'} · {lease.liveCount} live
           </span>
+          {lease.guardianLost ? (
+            <span className="badge badge-warn" title="The lease's guardian died; its holder supervises the runs itself">
+              guardian lost
+            </span>
+          ) : null}
           {lease.leakedCount > 0 ? <span className="badge badge-bad">{lease.leakedCount} leaked</span> : null}
           <button
             type="button"

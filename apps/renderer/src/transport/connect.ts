@@ -6,6 +6,7 @@ import { type BridgeApi, type HostEvent, TOKEN_QUERY_PARAM, WS_PATH } from '@tre
 import type { AppStore } from '../store/store';
 import { findPreloadBridge, wrapPreloadBridge } from './electron-bridge';
 import { setBridge } from './host';
+import { pageTokenSources, takeToken } from './token';
 import { createWsBridge } from './ws-bridge';
 
 export function routeEvent(store: AppStore, event: HostEvent): void {
@@ -57,8 +58,8 @@ export function routeEvent(store: AppStore, event: HostEvent): void {
   }
 }
 
-export function buildWebSocketUrl(location: Pick<Location, 'protocol' | 'host' | 'search'>): string | null {
-  const token = new URLSearchParams(location.search).get(TOKEN_QUERY_PARAM);
+/** The loopback WebSocket's URL on the page's own host, or null without a token or over file://. */
+export function buildWebSocketUrl(location: Pick<Location, 'protocol' | 'host'>, token: string | null): string | null {
   if (!token || (location.protocol !== 'http:' && location.protocol !== 'https:')) return null;
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   return `${scheme}//${location.host}${WS_PATH}?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
@@ -74,13 +75,13 @@ export function connectStore(store: AppStore, onOpen: () => void): () => void {
     store.getState().setConnection({ status: 'open', message: null, transport: 'electron' });
     queueMicrotask(onOpen);
   } else {
-    const url = buildWebSocketUrl(window.location);
+    const url = buildWebSocketUrl(window.location, takeToken(pageTokenSources()));
     if (!url) {
       store.getState().setConnection({
         status: 'closed',
         transport: 'none',
         message:
-          'No host token in this URL. Start the UI with `treewarden serve` and open the URL it prints (it ends in ?token=…).',
+          'No host token for this tab. Start the UI with `treewarden serve` and open the URL it prints (it ends in ?token=…).',
       });
       return () => {};
     }

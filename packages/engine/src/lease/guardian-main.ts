@@ -12,6 +12,7 @@ import { readRunCookies } from '../ownership/cookie.js';
 import { createTreeOwner } from '../ownership/tree-owner.js';
 import { startRun } from '../run/index.js';
 import { setDefaultOwnerFactory } from '../run/start-run.js';
+import { RUN_AS_NODE_ENV } from '../runtime/node-command.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { readProcEntry, readProcTable } from '../table/linux-proc.js';
 import { createContainment } from './containment.js';
@@ -38,8 +39,9 @@ const logFile = guardianLogPath(config);
 const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
 // Linux reads its start time from /proc; elsewhere (macOS, untested) the pid alone is recorded.
 const self = { pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '' };
-// Only needed to start the guardian under Electron; runs must not inherit it.
-delete process.env.ELECTRON_RUN_AS_NODE;
+// Only needed to start the guardian under Electron; user runs must not inherit it (a scenario's
+// runs carry their own copy in their spec's environment).
+delete process.env[RUN_AS_NODE_ENV];
 
 process.on('uncaughtException', (error) => log(`uncaught: ${error.stack ?? error.message}`));
 process.on('unhandledRejection', (error) => log(`unhandled rejection: ${String(error)}`));

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeCommand } from '../runtime/node-command.js';
 import { statePaths } from '../state/state-dir.js';
 import { type GuardianConfig, type GuardianMessage, isGuardianMessage } from './protocol.js';
 
@@ -14,19 +15,28 @@ export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
 /** Resolved from the package root, so it works whether the engine is loaded from src or dist. */
 export const GUARDIAN_ENTRY = fileURLToPath(new URL('../../dist/lease/guardian-main.js', import.meta.url));
 
-export function spawnGuardian(config: GuardianConfig, output: 'inherit' | 'ignore'): ChildProcess {
+/**
+ * `environment` is the base environment of the guardian, and so of every run it starts (they
+ * inherit it under each run's own variables); the holder passes a cleaned one where its own
+ * carries packaging artefacts.
+ */
+export function spawnGuardian(
+  config: GuardianConfig,
+  output: 'inherit' | 'ignore',
+  environment: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   if (!existsSync(GUARDIAN_ENTRY)) {
     throw new Error(`lease guardian entry ${GUARDIAN_ENTRY} is missing: build the engine first (npx tsc -b)`);
   }
-  // Under Electron, execPath is the app binary: run it as plain node.
-  const env = process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env;
+  // Under Electron, execPath is the app binary: the helper makes it run the entry as Node.
+  const node = nodeCommand();
   // Not inheriting: the guardian's own crash output (and its runs' inherited output) goes to the lease log.
   const logFd = output === 'ignore' ? openSync(guardianLogPath(config), 'a', 0o600) : null;
   try {
-    return spawn(process.execPath, [GUARDIAN_ENTRY, JSON.stringify(config)], {
+    return spawn(node.command, [GUARDIAN_ENTRY, JSON.stringify(config)], {
       detached: true,
       cwd: config.stateDir,
-      env,
+      env: { ...environment, ...node.env },
       stdio: ['ignore', logFd ?? 'inherit', logFd ?? 'inherit', 'pipe', 'ipc'],
     });
   } finally {

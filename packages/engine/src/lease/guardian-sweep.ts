@@ -57,6 +57,7 @@ function findMembers(input: SweepInput): MemberMatch[] | null {
     leaseIds: new Set([input.lease]),
     adopterPids: new Set([deps.self.pid]),
     excludePids: new Set([deps.self.pid]),
+    kept: input.runs.flatMap(({ info }) => info.kept ?? []),
     readCookies: deps.readCookies,
   });
 }

@@ -133,7 +133,14 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
       startTime: hosted.info.startTime,
     });
     void run.outcome.then((outcome) => {
-      hosted.info = { ...hosted.info, endedAt: new Date().toISOString(), classification: outcome.classification };
+      hosted.info = {
+        ...hosted.info,
+        endedAt: new Date().toISOString(),
+        classification: outcome.classification,
+        // Kept descendants leave the lease before the holder hears of the end, so a release that
+        // follows the outcome can never sweep them.
+        ...((outcome.kept?.length ?? 0) > 0 ? { kept: outcome.kept } : {}),
+      };
       guard(() => saveLease());
       guard(() => recordRunEnd(deps.paths.ledgerFile, outcome, lease.id, actor));
       deps.send({ t: 'ended', runId, outcome });

@@ -1,8 +1,10 @@
 export { type Containment, createContainment } from './containment.js';
+export type { GuardianLoss } from './guardian-loss.js';
 export { GUARDIAN_ENTRY, GUARDIAN_READY_TIMEOUT_MS, guardianLogPath } from './guardian-process.js';
 export { type EndSummary, RUNS_END_WAIT_MS, SWEEP_ROUNDS } from './guardian-sweep.js';
 export type { LeaseRun } from './lease-run.js';
 export {
+  GUARDIAN_EXIT_AFTER_DISCONNECT_MS,
   generateId,
   type Lease,
   type OpenLeaseOptions,

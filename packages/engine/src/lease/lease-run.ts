@@ -14,10 +14,18 @@ export interface LeaseRun extends Run {
   receive(message: GuardianMessage): void;
   /** Ends the proxy when the guardian went away without reporting an outcome. */
   abandon(error: string): void;
+  /**
+   * The guardian died: supervision moves to a local run built by `adopt` from the root's identity
+   * and the time it was seen spawned. Events, phase, cancel and outcome follow the local run from
+   * now on. Null (nothing taken over) when the run had ended or its root was never reported.
+   */
+  takeOver(adopt: (root: ProcessIdentity, spawnedAtMs: number) => Run): Run | null;
 }
 
 export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: string) => void): LeaseRun {
   let identity: ProcessIdentity | null = null;
+  let spawnedAtMs = 0;
+  let local: Run | null = null;
   let phase: RunPhase = 'starting';
   let runDir: string | null = null;
   let settle: (outcome: RunOutcome) => void = () => {};
@@ -33,6 +41,7 @@ export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: st
   const spawned = (spawnedIdentity: ProcessIdentity) => {
     if (identity !== null) return;
     identity = spawnedIdentity;
+    spawnedAtMs = Date.now();
     emit({ type: 'spawned', identity });
   };
   const finish = (result: RunOutcome) => {
@@ -71,7 +80,9 @@ export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: st
     },
     outcome,
     cancel: (reason) => {
-      if (!settled) cancel(reason);
+      if (settled) return;
+      if (local !== null) local.cancel(reason);
+      else cancel(reason);
     },
     subscribe(listener) {
       listeners.add(listener);
@@ -93,5 +104,17 @@ export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: st
       else if (message.t === 'failed') finish(failed(message.error));
     },
     abandon: (error) => finish({ ...failed(error), classification: 'error' }),
+    takeOver(adopt) {
+      if (settled || identity === null || local !== null) return null;
+      const run = adopt(identity, spawnedAtMs);
+      local = run;
+      phase = run.phase;
+      run.subscribe((event) => {
+        if (event.type === 'phase' && !settled) phase = event.phase;
+        if (event.type !== 'spawned') emit(event);
+      });
+      void run.outcome.then(finish);
+      return run;
+    },
   };
 }

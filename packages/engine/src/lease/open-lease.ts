@@ -9,17 +9,21 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
-import type { RunSpec } from '../run/types.js';
+import type { Run, RunSpec } from '../run/types.js';
 import { validateRunSpec } from '../run/validate.js';
-import { ensureStateDir, resolveStateDir } from '../state/state-dir.js';
+import { ensureStateDir, resolveStateDir, statePaths } from '../state/state-dir.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import type { ProcessIdentity } from '../table/types.js';
+import { type GuardianLoss, releaseWithoutGuardian, type TakeoverContext, takeOverRuns } from './guardian-loss.js';
 import { spawnGuardian, waitForReady } from './guardian-process.js';
 import { createLeaseRun, type LeaseRun } from './lease-run.js';
 import { type GuardianConfig, type HolderMessage, isGuardianMessage, RELEASE_TOKEN } from './protocol.js';
+import { becomeSubreaper, type ChildWaiter } from './subreaper-linux.js';
 
 /** Release waits this long for the guardian to end every run (grace + kill retries) and exit. */
 export const RELEASE_WAIT_MS = 30_000;
+/** After the guardian's channel closed, how long its exit may take before it counts as lost anyway. */
+export const GUARDIAN_EXIT_AFTER_DISCONNECT_MS = 5000;
 
 export interface OpenLeaseOptions {
   readonly name: string;
@@ -29,6 +33,18 @@ export interface OpenLeaseOptions {
   readonly stateDir?: string;
   /** `inherit`: runs with `output: 'inherit' | 'tee'` write to this process's stdout/stderr. */
   readonly guardianOutput?: 'inherit' | 'ignore';
+  /**
+   * Linux: make this process a child subreaper, so that if the guardian dies its runs' roots are
+   * re-parented here and their exit statuses can still be read. Off by default: it also makes
+   * this process the parent of every orphan its other descendants leave. The CLI turns it on.
+   */
+  readonly holderSubreaper?: boolean;
+  /**
+   * Base environment of the guardian and of every run (each run's `env` goes on top); default
+   * this process's, read at each start. A holder whose own environment carries packaging
+   * artefacts (an app inside an AppImage) passes the user's environment here.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 export interface ReleaseResult {
@@ -44,8 +60,16 @@ export interface Lease {
   readonly guardian: ProcessIdentity;
   readonly subreaper: boolean;
   readonly released: boolean;
+  /** Set once the guardian died before the lease ended; this process then supervises the runs. */
+  readonly guardianLost: GuardianLoss | null;
   /** Starts a run hosted by the guardian: cwd defaults to a private run dir, cookies added. */
   startRun(spec: RunSpec): LeaseRun;
+  /**
+   * Called once if the guardian dies before the lease ended (at once if it already did). Its runs
+   * keep their deadlines, now enforced by this process; `release` still ends them. Returns the
+   * unsubscribe function.
+   */
+  onGuardianLost(listener: (loss: GuardianLoss) => void): () => void;
   release(): Promise<ReleaseResult>;
 }
 
@@ -65,9 +89,11 @@ export async function openLease(options: OpenLeaseOptions): Promise<Lease> {
     ...(options.holder !== undefined ? { holderLabel: options.holder } : {}),
     ...(self !== null ? { holderSession: { sid: self.sid, pgid: self.pgid } } : {}),
   };
-  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit');
+  // Before the guardian exists, so that its orphaned runs can only ever be re-parented here.
+  const waiter = options.holderSubreaper === true ? becomeSubreaper() : null;
+  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit', options.environment ?? process.env);
   const ready = await waitForReady(child);
-  return createLease(config, child, ready.guardian, ready.subreaper);
+  return createLease(config, child, ready.guardian, ready.subreaper, waiter, () => options.environment ?? currentEnv());
 }
 
 function createLease(
@@ -75,11 +101,25 @@ function createLease(
   child: ChildProcess,
   guardian: ProcessIdentity,
   subreaper: boolean,
+  waiter: ChildWaiter | null,
+  baseEnvironment: () => Readonly<Record<string, string>>,
 ): Lease {
   const leasePipe = child.stdio[3] as Socket;
   const runs = new Map<string, LeaseRun>();
+  const specs = new Map<string, RunSpec>();
   let released: Promise<ReleaseResult> | null = null;
   let exited: { code: number | null } | null = null;
+  let lost: { loss: GuardianLoss; taken: Run[] } | null = null;
+  const lossListeners = new Set<(loss: GuardianLoss) => void>();
+  const takeover: TakeoverContext = {
+    leaseId: config.leaseId,
+    paths: statePaths(config.stateDir),
+    actor: { role: 'holder', ...config.holder },
+    guardian,
+    specs,
+    ...(waiter === null ? {} : { waitChild: (pid: number) => waiter.wait(pid) }),
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
 
   // The lease must not keep the holder alive, except while a run is being awaited.
   const holdLoop = () => {
@@ -98,11 +138,44 @@ function createLease(
       holdLoop();
     }
   });
-  child.on('exit', (code) => {
-    exited = { code };
-    for (const run of runs.values()) run.abandon(`lease guardian exited (code ${code}) before the run ended`);
-    runs.clear();
+  // A dead guardian's end of the lease pipe is closed: a late release token must not throw.
+  leasePipe.on('error', () => {});
+  // The guardian's channel closes the instant it dies. Keep the loop alive until 'exit' says how
+  // it ended (an unref'd child alone would let this process exit with its runs unsupervised).
+  child.on('disconnect', () => {
+    if (exited !== null) return;
+    child.ref();
+    // A guardian that closed its channel yet lives can no longer report: supervise without it.
+    const timer = setTimeout(() => {
+      child.unref();
+      onLoss(null, null);
+    }, GUARDIAN_EXIT_AFTER_DISCONNECT_MS);
+    child.once('exit', () => clearTimeout(timer));
   });
+  child.on('exit', (code, signal) => {
+    exited = { code };
+    // Exit 0 after a release is the guardian's normal end; anything else lost the lease's runs.
+    if (released !== null && signal === null && code === 0) {
+      for (const run of runs.values()) run.abandon(`lease guardian exited (code ${code}) before the run ended`);
+      runs.clear();
+      return;
+    }
+    onLoss(code, signal);
+  });
+
+  function onLoss(exitCode: number | null, signal: string | null): void {
+    if (lost !== null) return;
+    lost = takeOverRuns(takeover, runs, { exitCode, signal });
+    for (const run of lost.taken) {
+      void run.outcome.then(() => {
+        runs.delete(run.id);
+        holdLoop();
+      });
+    }
+    for (const run of runs.values()) if (!lost.taken.some((taken) => taken.id === run.id)) runs.delete(run.id);
+    holdLoop();
+    for (const listener of lossListeners) notifyQuietly(listener, lost.loss);
+  }
 
   return {
     id: config.leaseId,
@@ -113,26 +186,51 @@ function createLease(
     get released() {
       return released !== null;
     },
+    get guardianLost() {
+      return lost?.loss ?? null;
+    },
+    onGuardianLost(listener) {
+      if (lost !== null) notifyQuietly(listener, lost.loss);
+      else lossListeners.add(listener);
+      return () => lossListeners.delete(listener);
+    },
     startRun(spec) {
-      if (released !== null || exited !== null) {
-        throw new Error(`lease ${config.leaseId} is ${released ? 'released' : 'over'}; open a new lease to start runs`);
+      if (released !== null || exited !== null || lost !== null) {
+        const state = released !== null ? 'released' : lost !== null ? 'without its guardian' : 'over';
+        throw new Error(`lease ${config.leaseId} is ${state}; open a new lease to start runs`);
       }
       // Refuse a bad spec here, synchronously, exactly as a local startRun would.
       validateRunSpec(spec);
       const runId = spec.runId ?? generateId('run');
+      specs.set(runId, { ...spec, runId, leaseId: config.leaseId });
       const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
       runs.set(runId, run);
       holdLoop();
-      const env = { ...currentEnv(), ...spec.env };
+      const env = { ...baseEnvironment(), ...spec.env };
       const cwd = spec.cwd !== undefined ? resolve(spec.cwd) : undefined;
       sendQuietly(child, { t: 'start', runId, spec: { ...spec, runId, env, ...(cwd !== undefined ? { cwd } : {}) } });
       return run;
     },
     release() {
-      released ??= releaseLease(child, leasePipe, () => exited);
+      released ??= (async () => {
+        const result = lost === null ? await releaseLease(child, leasePipe, () => exited) : null;
+        // Lost before or during the release: this process ends what it took over.
+        if (lost === null) return result as ReleaseResult;
+        await releaseWithoutGuardian(takeover, lost.taken, RELEASE_WAIT_MS);
+        return { guardianExited: true, exitCode: lost.loss.exitCode };
+      })();
       return released;
     },
   };
+}
+
+/** A faulty listener must not stop the takeover. */
+function notifyQuietly(listener: (loss: GuardianLoss) => void, loss: GuardianLoss): void {
+  try {
+    listener(loss);
+  } catch {
+    // The runs are supervised either way.
+  }
 }
 
 /** A guardian that already exited reports through `exit`; a failed send adds nothing. */

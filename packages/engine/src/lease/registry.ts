@@ -22,6 +22,8 @@ export interface LeaseRunInfo {
   readonly deadlineAt?: string;
   readonly endedAt?: string;
   readonly classification?: string;
+  /** Descendants the run kept on purpose (`keepDescendants`): released from the lease. */
+  readonly kept?: readonly ProcessIdentity[];
 }
 
 export interface LeaseFile {
@@ -39,6 +41,8 @@ export interface LeaseFile {
   readonly releasedAt?: string;
   readonly endedAt?: string;
   readonly endReason?: 'released' | 'holder_died';
+  /** Set by the holder when the guardian died before the lease ended; the holder then supervises. */
+  readonly guardianLostAt?: string;
 }
 
 /**

@@ -53,6 +53,7 @@ export function recordRunEnd(ledgerFile: string, outcome: RunOutcome, leaseId: s
       killAttempts: outcome.killAttempts,
       survivors: outcome.survivors,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...((outcome.kept?.length ?? 0) > 0 ? { kept: outcome.kept } : {}),
     },
     actor,
   );

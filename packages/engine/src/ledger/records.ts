@@ -73,6 +73,24 @@ export interface RunEndRecord extends RecordBase {
    * run counts as ended, e.g. "leaked after its holder and guardian died; cleaned by app pid 42".
    */
   readonly endedWithoutSupervisor?: string;
+  /**
+   * With keepDescendants: descendants deliberately left running when the root exited. They and
+   * their descendants are no longer the lease's: no sweep ends them, no orphan scan reports them.
+   */
+  readonly kept?: readonly ProcessIdentity[];
+}
+
+/**
+ * The lease's guardian died while its holder lived: the holder took over the runs still going
+ * (their deadlines and tree kills) and will record their ends itself.
+ */
+export interface GuardianLostRecord extends RecordBase {
+  readonly kind: 'guardian_lost';
+  readonly leaseId: string;
+  readonly guardian: ProcessIdentity;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly runsTakenOver: readonly string[];
 }
 
 /** One tree-kill attempt: what was targeted, which signals went out, what survived. */
@@ -92,7 +110,13 @@ export interface KillRecord extends RecordBase {
   readonly error?: string;
 }
 
-export type LedgerRecord = LeaseStartRecord | LeaseEndRecord | RunStartRecord | RunEndRecord | KillRecord;
+export type LedgerRecord =
+  | LeaseStartRecord
+  | LeaseEndRecord
+  | RunStartRecord
+  | RunEndRecord
+  | KillRecord
+  | GuardianLostRecord;
 export type LedgerKind = LedgerRecord['kind'];
 
 /** A record as callers hand it in: the writer stamps `v`, `at` and (by default) `by`. */
@@ -102,7 +126,14 @@ export type LedgerEntry = LedgerRecord extends infer R
     : never
   : never;
 
-const KINDS: ReadonlySet<string> = new Set(['lease_start', 'lease_end', 'run_start', 'run_end', 'kill']);
+const KINDS: ReadonlySet<string> = new Set([
+  'lease_start',
+  'lease_end',
+  'run_start',
+  'run_end',
+  'kill',
+  'guardian_lost',
+]);
 
 /** Structural check of a parsed line; unknown kinds from newer writers are kept out, not fatal. */
 export function isLedgerRecord(value: unknown): value is LedgerRecord {

@@ -66,6 +66,7 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
     leaseIds: new Set(index.deadLeases.keys()),
     deadSessions: withoutReusedLeaders(table, index.deadSessions),
     excludePids: exclude,
+    kept: index.kept,
     readCookies,
   });
   const unregistered = findUnregistered(table, index, readCookies, exclude, new Set(matches.map((m) => m.entry.pid)));
@@ -136,7 +137,12 @@ function findUnregistered(
     anchors.set(runId, { runId, leaseId: cookies?.leaseId ?? null });
   }
   if (anchors.size === 0) return [];
-  const matches = findRunMembers(table, { anchors: [...anchors.values()], excludePids: exclude, readCookies });
+  const matches = findRunMembers(table, {
+    anchors: [...anchors.values()],
+    excludePids: exclude,
+    kept: index.kept,
+    readCookies,
+  });
   return [...anchors.values()].map((anchor) => ({
     runId: anchor.runId,
     leaseId: anchor.leaseId ?? null,

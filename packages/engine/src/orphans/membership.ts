@@ -46,6 +46,11 @@ export interface MembershipQuery {
   readonly deadSessions?: ReadonlyMap<number, DeadSession>;
   /** Never members: the caller itself, its ancestors, guardians still at work. */
   readonly excludePids?: ReadonlySet<number>;
+  /**
+   * Descendants a run deliberately kept (`keepDescendants`): released from their lease, so never
+   * members, and neither is anything they start (matched by identity, then by observed ancestry).
+   */
+  readonly kept?: readonly ProcessIdentity[];
   readonly readCookies: CookieReader;
 }
 
@@ -55,7 +60,8 @@ interface Draft {
   reasons: string[];
 }
 
-export function findRunMembers(table: ProcessTable, query: MembershipQuery): MemberMatch[] {
+export function findRunMembers(table: ProcessTable, given: MembershipQuery): MemberMatch[] {
+  const query = withKeptExcluded(table, given);
   const byRun = new Map(query.anchors.map((anchor) => [anchor.runId, anchor]));
   const drafts = new Map<number, Draft>();
   const note = (pid: number, runId: string | null, leaseId: string | null, reason: string) => {
@@ -93,6 +99,35 @@ export function findRunMembers(table: ProcessTable, query: MembershipQuery): Mem
   return [...drafts.entries()].map(([pid, draft]) => ({ entry: table.entries.get(pid) as ProcessEntry, ...draft }));
 }
 
+/** Adds every live kept identity and its observed descendants to the query's exclusions. */
+function withKeptExcluded(table: ProcessTable, query: MembershipQuery): MembershipQuery {
+  if (query.kept === undefined || query.kept.length === 0) return query;
+  const excluded = new Set(query.excludePids ?? []);
+  const queue = query.kept
+    .filter((kept) => table.entries.get(kept.pid)?.startTime === kept.startTime)
+    .map((kept) => kept.pid);
+  const children = childrenByParent(table);
+  const visited = new Set<number>();
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    if (visited.has(pid)) continue;
+    visited.add(pid);
+    excluded.add(pid);
+    for (const child of children.get(pid) ?? []) queue.push(child.pid);
+  }
+  return { ...query, excludePids: excluded };
+}
+
+function childrenByParent(table: ProcessTable): Map<number, ProcessEntry[]> {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of table.entries.values()) {
+    const list = children.get(entry.ppid) ?? [];
+    list.push(entry);
+    children.set(entry.ppid, list);
+  }
+  return children;
+}
+
 function isCandidate(entry: ProcessEntry, query: MembershipQuery): boolean {
   return entry.pid > 1 && !isZombie(entry) && !query.excludePids?.has(entry.pid);
 }
@@ -110,12 +145,7 @@ function cookieText(which: 'RUN' | 'LEASE', id: string): string {
 
 /** Observed ancestry: every live descendant of a member is a member (it may have cleared its env). */
 function addDescendants(table: ProcessTable, drafts: Map<number, Draft>, query: MembershipQuery): void {
-  const children = new Map<number, ProcessEntry[]>();
-  for (const entry of table.entries.values()) {
-    const list = children.get(entry.ppid) ?? [];
-    list.push(entry);
-    children.set(entry.ppid, list);
-  }
+  const children = childrenByParent(table);
   const queue = [...drafts.keys()];
   while (queue.length > 0) {
     const parentPid = queue.shift() as number;

@@ -36,6 +36,8 @@ export interface RunIndex {
   readonly guardians: ReadonlySet<number>;
   /** Dead holders that led their own session, by session id (see MembershipQuery.deadSessions). */
   readonly deadSessions: ReadonlyMap<number, DeadSession>;
+  /** Descendants runs kept on purpose (`keepDescendants`): never leaks. */
+  readonly kept: readonly ProcessIdentity[];
 }
 
 interface Draft {
@@ -65,6 +67,7 @@ export function buildRunIndex(
   now: number = Date.now(),
 ): RunIndex {
   const drafts = new Map<string, Draft>();
+  const kept: ProcessIdentity[] = [];
   const draftOf = (runId: string): Draft => {
     let draft = drafts.get(runId);
     if (draft === undefined) {
@@ -95,6 +98,7 @@ export function buildRunIndex(
       const draft = draftOf(record.runId);
       draft.ended ??= `run ended (${record.classification}) at ${record.at}`;
       draft.endRecorded = true;
+      kept.push(...(record.kept ?? []));
     }
   }
   const deadLeases = new Map<string, string>();
@@ -117,6 +121,7 @@ export function buildRunIndex(
       deadSessions.set(session.sid, { leaseId: status.lease.id, holder: status.lease.holder });
     }
     for (const run of status.lease.runs) {
+      kept.push(...(run.kept ?? []));
       const draft = draftOf(run.runId);
       draft.leaseId = status.lease.id;
       draft.runDir ??= run.runDir;
@@ -141,7 +146,7 @@ export function buildRunIndex(
       endRecorded: draft.endRecorded,
     });
   }
-  return { runs, deadLeases, liveLeases, guardians, deadSessions };
+  return { runs, deadLeases, liveLeases, guardians, deadSessions, kept };
 }
 
 function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now: number): void {

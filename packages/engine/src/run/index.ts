@@ -1,8 +1,16 @@
+export {
+  ADOPTED_ROOT_POLL_MS,
+  type AdoptedRootExit,
+  type AdoptedRootOptions,
+  adoptRootProcess,
+  type ChildWait,
+  UNKNOWN_EXIT_NOTE,
+} from './adopted-root.js';
 export { OUTPUT_DRAIN_MS } from './capture-output.js';
 export * from './launch.js';
 export * from './observe-loop.js';
 export * from './output-tail.js';
-export { type RunDeps, setDefaultOwnerFactory, startRun } from './start-run.js';
+export { type AdoptedStart, adoptRun, type RunDeps, setDefaultOwnerFactory, startRun } from './start-run.js';
 export { ROOT_EXIT_WAIT_MS } from './stop-tree.js';
 export * from './types.js';
 export * from './validate.js';

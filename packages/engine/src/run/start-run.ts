@@ -10,6 +10,7 @@ import { createTreeOwner } from '../ownership/tree-owner.js';
 import { readStatFields } from '../table/linux-stat.js';
 import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, TableReader } from '../table/types.js';
+import type { AdoptedRootExit } from './adopted-root.js';
 import { type CapturedOutput, captureOutput } from './capture-output.js';
 import { launchWorker } from './launch.js';
 import { type ObserveLoop, ownedTreeRefresh, RUN_POLL_INTERVAL_MS, startObserveLoop } from './observe-loop.js';
@@ -99,10 +100,11 @@ class RunSupervisor implements Run {
   constructor(
     private readonly spec: RunSpec,
     private readonly deps: RunDeps,
+    adopted?: AdoptedStart,
   ) {
     const validated = validateRunSpec(spec); // throws RunSpecError before anything launches
     this.now = deps.now ?? Date.now;
-    this.startedAtMs = this.now();
+    this.startedAtMs = adopted?.startedAtMs ?? this.now();
     this.id = spec.runId ?? randomUUID();
     this.leaseId = spec.leaseId ?? this.id;
     this.reader = platformReader(deps.reader);
@@ -115,7 +117,8 @@ class RunSupervisor implements Run {
     this.outcome = new Promise((resolve) => {
       this.resolveOutcome = resolve;
     });
-    this.launch(validated.timeoutMs);
+    if (adopted === undefined) this.launch(validated.timeoutMs);
+    else this.adopt(adopted.root, validated.timeoutMs - (this.now() - adopted.startedAtMs));
   }
 
   subscribe(listener: (event: RunEvent) => void): () => void {
@@ -174,6 +177,18 @@ class RunSupervisor implements Run {
     const schedule = this.deps.scheduleTimeout ?? scheduleWithTimer;
     this.cancelTimeout = schedule(() => this.onTimeout(), timeoutMs);
     void this.root.exited.then((exit) => this.onRootExit(exit));
+    this.phase = 'running';
+    this.emitSoon({ type: 'phase', phase: 'running' });
+  }
+
+  /** Supervision of a root someone else launched, with what is left of its timeout. */
+  private adopt(root: RootProcess, remainingMs: number): void {
+    this.root = root;
+    this.identity = root.identity;
+    if (this.identity !== null) this.superviseTree(this.identity);
+    const schedule = this.deps.scheduleTimeout ?? scheduleWithTimer;
+    this.cancelTimeout = schedule(() => this.onTimeout(), Math.max(0, remainingMs));
+    void root.exited.then((exit) => this.onRootExit(exit));
     this.phase = 'running';
     this.emitSoon({ type: 'phase', phase: 'running' });
   }
@@ -265,7 +280,9 @@ class RunSupervisor implements Run {
       stderr: tails?.stderrTail ?? '',
       stdout: tails?.stdoutTail ?? '',
     });
-    return this.finish({ ...facts, classification });
+    // An adopted root may have ended without a status we could read: say so, never guess.
+    const note = (exit as AdoptedRootExit).note;
+    return this.finish({ ...(note === undefined ? {} : { error: note }), ...facts, classification });
   }
 
   private async finish(facts: EndFacts): Promise<void> {
@@ -305,4 +322,20 @@ function uniqueIdentities(identities: readonly ProcessIdentity[]): ProcessIdenti
  */
 export function startRun(spec: RunSpec, deps: RunDeps = {}): Run {
   return new RunSupervisor(spec, deps);
+}
+
+/** A run whose root was launched elsewhere (by a guardian that died) and is supervised from now on. */
+export interface AdoptedStart {
+  readonly root: RootProcess;
+  /** When the run started, on this process's clock: the timeout counts from here. */
+  readonly startedAtMs: number;
+}
+
+/**
+ * Takes over supervision of a run already going: same ownership, timeout (what is left of it),
+ * leftovers and classification as `startRun`, without output tails (its pipes went with the
+ * process that launched it).
+ */
+export function adoptRun(spec: RunSpec, adopted: AdoptedStart, deps: RunDeps = {}): Run {
+  return new RunSupervisor(spec, deps, adopted);
 }

@@ -8,12 +8,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeCommand } from '../runtime/node-command.js';
 import type { FixtureReport, ScenarioContext, ScenarioDefinition, ScenarioMode } from './types.js';
 
 /** packages/engine/fixtures, from src/scenarios or dist/scenarios alike. */
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 export const FIXTURE_REPORT_ENV = 'TREEWARDEN_FIXTURE_REPORT';
 export const FIXTURE_LIFETIME_ENV = 'TREEWARDEN_FIXTURE_MAX_LIFETIME_MS';
+/** Shell fixtures start Node through this (the environment carries what makes it run as Node). */
+export const FIXTURE_NODE_ENV = 'TREEWARDEN_FIXTURE_NODE';
 /** Fixtures outlive the scenario's time bound by this much at most, then exit by themselves. */
 export const FIXTURE_LIFETIME_MARGIN_MS = 5000;
 
@@ -46,6 +49,7 @@ export function createSandbox(definition: ScenarioDefinition, mode: ScenarioMode
   const reportFile = join(dir, 'report.jsonl');
   const lifetimeMs = definition.bounds.maxMs + FIXTURE_LIFETIME_MARGIN_MS;
   const lifetimeSeconds = String(Math.ceil(lifetimeMs / 1000));
+  const node = nodeCommand();
   return {
     mode,
     runId: `scenario-${definition.name}-${randomUUID()}`,
@@ -53,12 +57,14 @@ export function createSandbox(definition: ScenarioDefinition, mode: ScenarioMode
     reportFile,
     startedAtMs,
     fixture: fixturePath,
+    node: node.command,
     env: {
+      ...node.env,
       [FIXTURE_REPORT_ENV]: reportFile,
       [FIXTURE_LIFETIME_ENV]: String(lifetimeMs),
       FORK_LOOP_LIFETIME_S: lifetimeSeconds,
       ZOMBIE_PARENT_LIFETIME_S: lifetimeSeconds,
-      TREEWARDEN_FIXTURE_NODE: process.execPath,
+      [FIXTURE_NODE_ENV]: node.command,
     },
     readReports() {
       try {

@@ -79,14 +79,27 @@ export async function runSupervised(session: Session, plan: WorkerPlan): Promise
   const narrateStderr = stderrNarrator(session);
   const unsubscribe = run.subscribe((event) => {
     if (event.type === 'spawned') announce(event.identity.pid);
-    else if (event.type === 'phase' && event.phase === 'stopping') session.step('ending the whole tree');
-    else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
+    else if (event.type === 'phase' && event.phase === 'stopping') {
+      // The 'stopping' phase is raised synchronously before the first signal: one census now sees
+      // the tree exactly as the kill finds it, however late the periodic census ran on a busy
+      // machine (a zombie that lives until its parent is signalled is then always witnessed).
+      pollBeforeKill(session);
+      session.step('ending the whole tree');
+    } else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
   });
   const outcome = await run.outcome;
   unsubscribe();
   if (outcome.kill !== undefined) narrateKill(session, outcome.kill);
   session.step(describeEnd(outcome));
   return outcome;
+}
+
+function pollBeforeKill(session: Session): void {
+  try {
+    session.watch.poll();
+  } catch {
+    // A racing /proc read: the periodic census still runs.
+  }
 }
 
 /** Stderr lines narrated at most; the rest is in the outcome's tail. */

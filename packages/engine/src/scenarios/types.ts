@@ -42,8 +42,13 @@ export interface ScenarioContext {
   readonly reportFile: string;
   /** Epoch ms at which the scenario started (before launch). */
   readonly startedAtMs: number;
-  /** Environment for every process the scenario starts (report file, lifetime caps); no cookie. */
+  /**
+   * Environment for every process the scenario starts (report file, lifetime caps, and what makes
+   * `node` run scripts as Node under Electron); no cookie.
+   */
   readonly env: Readonly<Record<string, string>>;
+  /** The command that runs a fixture script as Node here (under Electron: the app binary). */
+  readonly node: string;
   /** Absolute path of a fixture script in packages/engine/fixtures. */
   fixture(name: string): string;
 }

@@ -19,6 +19,7 @@ import {
   summarizeRuns,
 } from '@treewarden/engine/ledger/index';
 import { settleEndedRuns } from '@treewarden/engine/orphans/index';
+import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
 import { listScenarios } from '@treewarden/engine/scenarios/index';
 import { ensureStateDir, isInsideDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
@@ -32,6 +33,12 @@ export const ENDED_LEASE_VISIBLE_MS = 10 * 60_000;
 export interface EnginePortOptions {
   /** State dir (ledger, leases, run dirs); default `$TREEWARDEN_HOME`, then XDG state. */
   readonly stateDir?: string;
+  /**
+   * Base environment of the lease's guardian and of every run it starts (each run's own variables
+   * go on top); default this process's. The desktop app passes the user's environment without
+   * its packaging artefacts (AppImage, Electron).
+   */
+  readonly runEnvironment?: Readonly<Record<string, string>>;
 }
 
 const HOLDER_STATES: Record<LeaseStatus['state'], HolderState> = {
@@ -99,6 +106,7 @@ function toForeignRun(paths: StatePaths, run: LeaseRunInfo, ledger: LedgerRun | 
     timeoutSeconds,
     deadlineAtMs: epochOf(run.deadlineAt) ?? epochOf(start?.deadlineAt),
     end: endOf(run, ledger),
+    ...(run.kept === undefined ? {} : { kept: run.kept }),
   };
 }
 
@@ -117,6 +125,7 @@ function toForeignLease(
     holderCommand: holder?.args.join(' ') || `pid ${lease.holder.pid} (exited)`,
     holderState: HOLDER_STATES[status.state],
     guardianAlive: status.guardianAlive,
+    ...(lease.guardianLostAt === undefined ? {} : { guardianLost: true }),
     createdAtMs: epochOf(lease.createdAt) ?? 0,
     runs: lease.runs.map((run) => toForeignRun(paths, run, ledger.get(run.runId))),
   };
@@ -196,8 +205,12 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
   const leaseFiles = createLeaseFileCache();
   const ledgerRuns = createLedgerRuns(paths.ledgerFile);
+  const warnings = capabilityWarnings(readNativeCapabilities());
+  // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
+  for (const warning of warnings) console.warn(`treewarden: ${warning}`);
   return {
-    openLease: (name) => openHostLease(name, paths.root),
+    warnings,
+    openLease: (name) => openHostLease(name, paths.root, options.runEnvironment),
     async killTree(target, request) {
       const outcome = await killTree(target, {
         reader: request.reader,

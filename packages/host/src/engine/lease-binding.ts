@@ -115,14 +115,27 @@ function selfIdentity(): ProcessIdentity {
   return { pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '0' };
 }
 
-export async function openHostLease(name: string, stateDir: string): Promise<HostLease> {
-  const lease = await openLease({ name, holder: 'app', stateDir, guardianOutput: 'ignore' });
+export async function openHostLease(
+  name: string,
+  stateDir: string,
+  environment?: Readonly<Record<string, string>>,
+): Promise<HostLease> {
+  const lease = await openLease({
+    name,
+    holder: 'app',
+    stateDir,
+    guardianOutput: 'ignore',
+    ...(environment === undefined ? {} : { environment }),
+  });
   const started = new Set<LeaseRun>();
   return {
     id: lease.id,
     name: lease.name,
     holder: selfIdentity(),
     createdAtMs: Date.now(),
+    get guardianLost() {
+      return lease.guardianLost !== null;
+    },
     async startRun(spec) {
       const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);

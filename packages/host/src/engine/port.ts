@@ -39,6 +39,8 @@ export interface HostLease {
   readonly name: string;
   readonly holder: ProcessIdentity;
   readonly createdAtMs: number;
+  /** True once the guardian died while this host held the lease (the host supervises its runs). */
+  readonly guardianLost?: boolean;
   /** Resolves once the guardian reported the run's start (identity known, or the launch failed). */
   startRun(spec: RunSpec): Promise<HostRun>;
   startScenario(name: string, naive: boolean, onRun: (run: HostRun) => void): HostScenario;
@@ -55,6 +57,8 @@ export interface ForeignLease {
   readonly holderState: HolderState;
   /** False once the guardian is gone too: nothing supervises the lease's runs any more. */
   readonly guardianAlive: boolean;
+  /** The lease file records that the guardian died while the holder lived. */
+  readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly ForeignRun[];
 }
@@ -83,6 +87,8 @@ export interface ForeignRun {
   readonly timeoutSeconds: number | null;
   readonly deadlineAtMs: number | null;
   readonly end: RunEnd | null;
+  /** Descendants the run kept on purpose (`--keep-descendants`): no longer the run's, never leaked. */
+  readonly kept?: readonly ProcessIdentity[];
 }
 
 export interface Orphan {
@@ -108,6 +114,8 @@ export interface KillRequest {
 }
 
 export interface EnginePort {
+  /** Missing native capabilities and the like, shown on every snapshot (absent: none). */
+  readonly warnings?: readonly string[];
   openLease(name: string): Promise<HostLease>;
   /** The engine's revalidated tree kill: refuses when the target's identity changed. */
   killTree(target: ProcessIdentity, request: KillRequest): Promise<KillOutcome>;

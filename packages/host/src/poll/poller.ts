@@ -127,6 +127,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
       cpuPercents,
       pollIntervalMs: context.pollIntervalMs,
       now: context.now(),
+      ...(context.port.warnings === undefined ? {} : { warnings: context.port.warnings }),
     });
     context.emit({ type: 'snapshot', snapshot });
     if (watching && context.systemWatchers.size > 0) {

@@ -30,6 +30,15 @@ export function isAllowedHost(port: number, host: string | undefined): boolean {
   return host !== undefined && allowedHosts(port).has(host.toLowerCase());
 }
 
+/** RFC 9112: a request with more than one Host header is a 400 (two Hosts are how smuggling starts). */
+export function hasSingleHostHeader(rawHeaders: readonly string[]): boolean {
+  let hosts = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts === 1;
+}
+
 /** The Origin must be the page we served, on the host the request came to. */
 export function isAllowedOrigin(port: number, host: string | undefined, origin: string | undefined): boolean {
   if (origin === undefined || !isAllowedHost(port, host)) return false;
@@ -55,7 +64,7 @@ export function securityHeaders(port: number): Record<string, string> {
   return {
     'Content-Security-Policy': contentSecurityPolicy(port),
     'X-Content-Type-Options': 'nosniff',
-    // The page URL carries the token: never leak it in a Referer.
+    // The printed URL carries the token until the page strips it: never leak it in a Referer.
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',

@@ -1,12 +1,15 @@
 /**
  * The whole of `treewarden serve` as one function, shared by the CLI and the desktop start
  * script's fallback: start a host and the loopback server, print the URL (first line of stdout),
- * optionally open a browser, and on SIGINT/SIGTERM end the host's runs and stop.
+ * optionally open a browser through a private launch page, and on SIGINT/SIGTERM end the host's
+ * runs and stop.
  */
+import { ensureStateDir } from '@treewarden/engine/state/index';
 import { createEnginePort } from '../engine/binding.js';
 import { createEngineHost } from '../host.js';
-import { openBrowser } from './open-browser.js';
-import { startServe } from './server.js';
+import { type LaunchPage, launchTarget, writeLaunchPage } from './launch-page.js';
+import { openInBrowser } from './open-browser.js';
+import { type ServeHandle, startServe } from './server.js';
 
 export interface ServeMainOptions {
   readonly port: number;
@@ -38,6 +41,35 @@ function nextStopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * Writes the launch page and opens it; the page is removed when serve stops, also on
+ * process.exit (a second Ctrl-C). A page that cannot be written opens nothing: the token never
+ * falls back to a command line.
+ */
+async function openLaunchPage(
+  server: ServeHandle,
+  writeError: (line: string) => Promise<void>,
+): Promise<LaunchPage | null> {
+  let page: LaunchPage;
+  try {
+    page = writeLaunchPage(ensureStateDir().root, launchTarget(server.port, server.address, server.token));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await writeError(`treewarden: not opening a browser (${reason}); open the URL above yourself`);
+    return null;
+  }
+  const removeOnExit = () => page.remove();
+  process.once('exit', removeOnExit);
+  openInBrowser(page.path);
+  return {
+    path: page.path,
+    remove: () => {
+      process.off('exit', removeOnExit);
+      page.remove();
+    },
+  };
+}
+
 /** Resolves once the server stopped after a signal; rejects if it could not start. */
 export async function serveUntilSignal(options: ServeMainOptions): Promise<void> {
   const write = options.write ?? writeTo(process.stdout);
@@ -57,8 +89,9 @@ export async function serveUntilSignal(options: ServeMainOptions): Promise<void>
     options.notice ??
       `treewarden: serving the UI on ${server.address}:${server.port} only; Ctrl-C stops it and ends its runs`,
   );
-  if (options.open) openBrowser(server.url);
+  const launchPage = options.open ? await openLaunchPage(server, writeError) : null;
   const signal = await stopped;
+  launchPage?.remove();
   await writeError(`treewarden: ${signal}: ending runs and stopping`);
   await server.close();
   await host.close();

@@ -1,26 +1,33 @@
 /**
  * `treewarden serve`: the renderer over HTTP and the host over a WebSocket, on 127.0.0.1 only.
  * Every request must name our Host (DNS-rebinding defence); a request carrying an Origin must
- * come from the page we served. The page and the WebSocket need the per-start token: the page so
- * that only whoever read the printed URL gets the UI, the socket because it is the engine.
- * Static assets (hashed JS/CSS of the public build) are served without it: they hold no secret,
- * and the page cannot add the token to the URLs the bundler wrote.
+ * come from the page we served; the WebSocket needs the per-start token (http-handler.ts says why
+ * the page shell does not). No request may take the process down: targets are parsed
+ * defensively (request-target.ts), both handlers sit behind a last-resort guard, malformed
+ * requests are answered in `clientError`, and every socket we answer ourselves has an error handler.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MAX_MESSAGE_BYTES, TOKEN_QUERY_PARAM, WS_PATH } from '@treewarden/protocol';
+import { MAX_MESSAGE_BYTES, TOKEN_QUERY_PARAM } from '@treewarden/protocol';
 import { WebSocketServer } from 'ws';
 import type { EngineHost } from '../host.js';
 import {
-  createToken,
-  isAllowedHost,
-  isAllowedOrigin,
-  isValidToken,
-  LOOPBACK_ADDRESS,
-  securityHeaders,
-} from './security.js';
-import { hasIndex, missingRendererPage, readStaticFile, resolveRendererDir, type StaticFile } from './static-files.js';
+  createFaultLog,
+  type FaultLog,
+  guardRequestHandler,
+  guardUpgradeHandler,
+  ignoreSocketErrors,
+} from './fault-guard.js';
+import { handleHttp } from './http-handler.js';
+import { createToken, LOOPBACK_ADDRESS } from './security.js';
+import { resolveRendererDir } from './static-files.js';
+import { checkUpgrade, refuseUpgrade } from './upgrade-handler.js';
 import { createWsBridge } from './ws-bridge.js';
+
+/** A client must finish its request headers within this bound (slow-loris on loopback). */
+export const HEADERS_TIMEOUT_MS = 15_000;
+/** ...and the whole request within this one. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface ServeOptions {
   readonly host: EngineHost;
@@ -29,6 +36,8 @@ export interface ServeOptions {
   readonly rendererDir?: string;
   /** Fixed token (tests); default a fresh random one per start. */
   readonly token?: string;
+  /** Where the one logged fault goes; default stderr. */
+  readonly logError?: (line: string) => void;
 }
 
 export interface ServeHandle {
@@ -37,87 +46,26 @@ export interface ServeHandle {
   readonly port: number;
   readonly address: string;
   readonly token: string;
+  /** Handler faults caught by the last-resort guards since start. */
+  faultCount(): number;
   /** Stops accepting, closes every socket. Does not close the host (the caller owns it). */
   close(): Promise<void>;
 }
 
-interface HttpAnswer {
-  readonly status: number;
-  readonly body: Buffer;
-  readonly contentType: string;
-  readonly cacheControl: string;
-}
-
-function refusal(status: number, message: string): HttpAnswer {
-  return {
-    status,
-    body: Buffer.from(`${message}\n`),
-    contentType: 'text/plain; charset=utf-8',
-    cacheControl: 'no-store',
-  };
-}
-
-function found(file: StaticFile, isIndex: boolean): HttpAnswer {
-  return {
-    status: 200,
-    body: file.body,
-    contentType: file.contentType,
-    cacheControl: isIndex ? 'no-store' : 'public, max-age=3600',
-  };
-}
-
-function requestUrl(request: IncomingMessage): URL {
-  return new URL(request.url ?? '/', 'http://placeholder');
-}
-
-/** Decides the answer to one HTTP request; the checks run in order, the first failure answers. */
-function answerHttp(request: IncomingMessage, port: number, token: string, rendererDir: string): HttpAnswer {
-  const { host, origin } = request.headers;
-  if (!isAllowedHost(port, host)) return refusal(421, 'unknown Host: use the URL treewarden serve printed');
-  if (origin !== undefined && !isAllowedOrigin(port, host, origin)) return refusal(403, 'cross-origin request refused');
-  if (request.method !== 'GET' && request.method !== 'HEAD') return refusal(405, 'only GET is served');
-  const url = requestUrl(request);
-  if (url.pathname === '/' || url.pathname === '/index.html') {
-    if (!isValidToken(token, url.searchParams.get(TOKEN_QUERY_PARAM))) {
-      return refusal(401, 'missing or wrong token: open the exact URL treewarden serve printed');
-    }
-    const page = hasIndex(rendererDir) ? readStaticFile(rendererDir, '/index.html') : null;
-    return found(page ?? missingRendererPage(rendererDir), true);
+/** Parser errors (bad request line, oversized headers, timeouts) get a status, never a crash. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  ignoreSocketErrors(socket);
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
   }
-  const file = readStaticFile(rendererDir, url.pathname);
-  return file === null ? refusal(404, 'not found') : found(file, false);
-}
-
-function handleHttp(
-  request: IncomingMessage,
-  response: ServerResponse,
-  port: number,
-  token: string,
-  rendererDir: string,
-): void {
-  const answer = answerHttp(request, port, token, rendererDir);
-  response.writeHead(answer.status, {
-    ...securityHeaders(port),
-    'Content-Type': answer.contentType,
-    'Cache-Control': answer.cacheControl,
-  });
-  response.end(request.method === 'HEAD' ? undefined : answer.body);
-}
-
-function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`,
-  );
-}
-
-/** The upgrade's refusal, or null when it may become a WebSocket. Token last: no oracle for it. */
-function checkUpgrade(request: IncomingMessage, port: number, token: string): [number, string] | null {
-  const url = requestUrl(request);
-  if (url.pathname !== WS_PATH) return [404, 'Not Found'];
-  if (!isAllowedHost(port, request.headers.host)) return [421, 'Misdirected Request'];
-  if (!isAllowedOrigin(port, request.headers.host, request.headers.origin)) return [403, 'Forbidden'];
-  if (!isValidToken(token, url.searchParams.get(TOKEN_QUERY_PARAM))) return [401, 'Unauthorized'];
-  return null;
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? '408 Request Timeout'
+        : '400 Bad Request';
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
 }
 
 function listen(server: Server, port: number): Promise<number> {
@@ -131,27 +79,46 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
+function writeStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function createGuardedServer(options: ServeOptions, token: string, faults: FaultLog, portOf: () => number): Server {
+  const rendererDir = options.rendererDir ?? resolveRendererDir();
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    guardRequestHandler(
+      (request, response) => handleHttp(request, response, { port: portOf(), token, rendererDir }),
+      faults,
+    ),
+  );
+  server.on('clientError', answerClientError);
+  return server;
+}
+
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const token = options.token ?? createToken();
-  const rendererDir = options.rendererDir ?? resolveRendererDir();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  const bridge = createWsBridge(options.host);
+  const faults = createFaultLog(options.logError ?? writeStderr);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
+  const bridge = createWsBridge(options.host, faults);
   let port = options.port ?? 0;
-  const server = createServer((request, response) => handleHttp(request, response, port, token, rendererDir));
-
-  server.on('upgrade', (request, socket, head) => {
-    const refused = checkUpgrade(request, port, token);
-    if (refused !== null) return refuseUpgrade(socket, ...refused);
-    wss.handleUpgrade(request, socket, head, (ws) => bridge.attach(ws));
-  });
+  const server = createGuardedServer(options, token, faults, () => port);
+  server.on(
+    'upgrade',
+    guardUpgradeHandler((request, socket, head) => {
+      const refused = checkUpgrade(request, port, token);
+      if (refused !== null) return refuseUpgrade(socket, refused);
+      wss.handleUpgrade(request, socket, head, (ws) => bridge.attach(ws));
+    }, faults),
+  );
 
   port = await listen(server, port);
-  const url = `http://${LOOPBACK_ADDRESS}:${port}/?${TOKEN_QUERY_PARAM}=${token}`;
   return {
-    url,
+    url: `http://${LOOPBACK_ADDRESS}:${port}/?${TOKEN_QUERY_PARAM}=${token}`,
     port,
     address: LOOPBACK_ADDRESS,
     token,
+    faultCount: () => faults.count(),
     close: () =>
       new Promise((resolve) => {
         bridge.close();

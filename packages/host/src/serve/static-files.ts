@@ -1,7 +1,7 @@
 /** Static files of the built renderer, resolved strictly inside its directory. */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, extname, join, normalize, sep } from 'node:path';
+import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const RENDERER_DIR_ENV = 'TREEWARDEN_RENDERER_DIR';
@@ -37,20 +37,37 @@ export interface StaticFile {
   readonly contentType: string;
 }
 
-/** The file at URL path `pathname`, or null; `..` and encoded separators never leave `root`. */
-export function readStaticFile(root: string, pathname: string): StaticFile | null {
-  let decoded: string;
+/** The page route owns index.html (it is gated by the token check); the file route never serves it. */
+export const INDEX_FILE = 'index.html';
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/**
+ * The file at `segments` (a path already decoded and normalised by parseRequestTarget), or null.
+ * Dotfiles and index.html are never served from here, and neither a lexical `..` nor a symlink
+ * may lead outside `root`.
+ */
+export function readStaticFile(root: string, segments: readonly string[]): StaticFile | null {
+  const name = segments.at(-1);
+  if (name === undefined || name.toLowerCase() === INDEX_FILE) return null;
+  if (segments.some((segment) => segment.startsWith('.'))) return null;
+  const base = resolve(root);
+  const path = join(base, ...segments);
   try {
-    decoded = decodeURIComponent(pathname);
+    if (!isInside(path, base) || !isInside(realpathSync(path), realpathSync(base))) return null;
+    if (!statSync(path).isFile()) return null;
+    return { body: readFileSync(path), contentType: CONTENT_TYPES[extname(path)] ?? 'application/octet-stream' };
   } catch {
     return null;
   }
-  if (decoded.includes('\0') || decoded.includes('\\')) return null;
-  const path = normalize(join(root, decoded));
-  if (path !== root && !path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) return null;
+}
+
+/** The built page itself, read on each request (no-store), or null when the renderer is not built. */
+export function readIndexPage(root: string): StaticFile | null {
   try {
-    if (!statSync(path).isFile()) return null;
-    return { body: readFileSync(path), contentType: CONTENT_TYPES[extname(path)] ?? 'application/octet-stream' };
+    return { body: readFileSync(join(root, INDEX_FILE)), contentType: CONTENT_TYPES['.html'] as string };
   } catch {
     return null;
   }
@@ -62,8 +79,4 @@ export function missingRendererPage(root: string): StaticFile {
 <h1>Treewarden</h1><p>The UI is not built (no index.html in ${root.replace(/[<>&"]/g, '')}).</p>
 <p>Run <code>npm run build</code> in the repository, then start <code>treewarden serve</code> again.</p>`;
   return { body: Buffer.from(html), contentType: CONTENT_TYPES['.html'] as string };
-}
-
-export function hasIndex(root: string): boolean {
-  return existsSync(join(root, 'index.html'));
 }

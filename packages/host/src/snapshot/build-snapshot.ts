@@ -16,6 +16,7 @@ export interface LeaseEntry {
   readonly holderCommand: string;
   readonly holderState: HolderState;
   readonly heldByThisApp: boolean;
+  readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly RunRecord[];
 }
@@ -27,6 +28,7 @@ export interface SnapshotInput {
   readonly cpuPercents: ReadonlyMap<string, number>;
   readonly pollIntervalMs: number;
   readonly now: number;
+  readonly warnings?: readonly string[];
 }
 
 function nodeOf(entry: ProcessEntry, record: RunRecord, cpu: ReadonlyMap<string, number>): ProcessNode {
@@ -117,6 +119,7 @@ function buildLeaseView(
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
     heldByThisApp: lease.heldByThisApp,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs,
     liveCount: runs
@@ -145,5 +148,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
       live: leases.reduce((sum, lease) => sum + lease.liveCount, 0),
       leaked: leaks.length,
     },
+    ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
   };
 }

@@ -34,6 +34,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
     membership: known?.membership ?? createMembership(() => run.root),
     handle: null,
   };
+  if (run.kept !== undefined) record.membership.release(run.kept);
   if (run.end !== null) {
     record.phase = 'ended';
     record.endedAtMs = run.end.endedAtMs;
@@ -55,6 +56,7 @@ function ownEntry(context: HostContext, lease: HostLease, released: boolean): Le
     holderCommand: context.selfCommand,
     holderState: released ? 'released' : 'alive',
     heldByThisApp: !released,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: runsOf(context, lease.id),
   };
@@ -68,6 +70,7 @@ function foreignEntry(context: HostContext, lease: ForeignLease): LeaseEntry {
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
     heldByThisApp: false,
+    ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: lease.runs.map((run) =>
       recordForeignRun(context, lease.id, run, lease.holderState === 'dead' && !lease.guardianAlive),

@@ -20,11 +20,17 @@ export interface Membership {
   pids(): number[];
   isMember(identity: ProcessIdentity): boolean;
   isEscaped(entry: ProcessEntry): boolean;
+  /**
+   * Drops identities the run kept on purpose (`keepDescendants`): from the next update on, they
+   * and whatever they start are no longer the run's (shown nowhere under it, never leaked).
+   */
+  release(identities: readonly ProcessIdentity[]): void;
 }
 
 /** `rootOf` is read at every update: a leased run's identity arrives after its record exists. */
 export function createMembership(rootOf: () => ProcessIdentity | null): Membership {
   let members = new Map<string, ProcessEntry>();
+  const released = new Set<string>();
   let rootGroup: { pgid: number; sid: number } | null = null;
 
   return {
@@ -35,10 +41,11 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
       return rootGroup;
     },
     update(entries, children = indexChildren(entries)) {
+      const excluded = releasedTrees(released, entries, children);
       const current = new Map<string, ProcessEntry>();
       for (const [key, old] of members) {
         const now = entries.get(old.pid);
-        if (now !== undefined && now.startTime === old.startTime) current.set(key, now);
+        if (now !== undefined && now.startTime === old.startTime && !excluded.has(key)) current.set(key, now);
       }
       const root = rootOf();
       if (root !== null) {
@@ -55,7 +62,7 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
           const child = entries.get(childPid);
           if (child === undefined) continue;
           const key = identityKey(child);
-          if (current.has(key)) continue;
+          if (current.has(key) || excluded.has(key)) continue;
           current.set(key, child);
           queue.push(child);
         }
@@ -65,9 +72,35 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
     entries: () => [...members.values()],
     pids: () => [...members.values()].map((entry) => entry.pid),
     isMember: (identity) => members.has(identityKey(identity)),
+    release(identities) {
+      for (const identity of identities) released.add(identityKey(identity));
+      members = new Map([...members].filter(([key]) => !released.has(key)));
+    },
     isEscaped(entry) {
       if (rootGroup === null) return false;
       return entry.pgid !== rootGroup.pgid || entry.sid !== rootGroup.sid;
     },
   };
+}
+
+/** Released identities still present, and every live descendant of theirs, by identity key. */
+function releasedTrees(
+  released: ReadonlySet<string>,
+  entries: ReadonlyMap<number, ProcessEntry>,
+  children: ReadonlyMap<number, readonly number[]>,
+): Set<string> {
+  const excluded = new Set<string>();
+  if (released.size === 0) return excluded;
+  const queue = [...entries.values()].filter((entry) => released.has(identityKey(entry)));
+  while (queue.length > 0) {
+    const entry = queue.pop() as ProcessEntry;
+    const key = identityKey(entry);
+    if (excluded.has(key)) continue;
+    excluded.add(key);
+    for (const childPid of children.get(entry.pid) ?? []) {
+      const child = entries.get(childPid);
+      if (child !== undefined) queue.push(child);
+    }
+  }
+  return excluded;
 }

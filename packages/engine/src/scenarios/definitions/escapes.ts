@@ -28,7 +28,7 @@ export const grandchildHeartbeat: ScenarioDefinition = {
   bounds: ESCAPE_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [
       ctx.fixture('spawn-children.mjs'),
       '1',
@@ -59,7 +59,7 @@ export const setsidEscape: ScenarioDefinition = {
   bounds: ESCAPE_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('setsid-escape.mjs')],
     timeoutSeconds: CHAIN_TIMEOUT_S,
     graceSeconds: QUICK_GRACE_S,
@@ -81,7 +81,7 @@ export const doubleForkDaemon: ScenarioDefinition = {
   bounds: ESCAPE_BOUNDS,
   naive: 'tree-walk',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('double-fork.mjs')],
     timeoutSeconds: CHAIN_TIMEOUT_S,
     graceSeconds: QUICK_GRACE_S,

@@ -45,15 +45,8 @@ function spawnHarness(ctx: ScenarioContext): number {
   const mode = ctx.mode === 'naive' ? 'naive' : 'lease';
   const workerArgs = ['--detached', String(WORKERS), 'heartbeat.mjs', join(ctx.dir, HEARTBEAT_FILE)];
   const child = spawn(
-    process.execPath,
-    [
-      ctx.fixture('lease-harness.mjs'),
-      mode,
-      ctx.runId,
-      process.execPath,
-      ctx.fixture('spawn-children.mjs'),
-      ...workerArgs,
-    ],
+    ctx.node,
+    [ctx.fixture('lease-harness.mjs'), mode, ctx.runId, ctx.node, ctx.fixture('spawn-children.mjs'), ...workerArgs],
     { cwd: ctx.dir, env, detached: true, stdio: 'ignore' },
   );
   child.unref();

@@ -39,7 +39,7 @@ export const outputFlood: ScenarioDefinition = {
   naive: 'direct-child',
   naiveReadsOutput: false,
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('output-flood.mjs'), String(FLOOD_BYTES)],
     // The naive run is stuck on a full pipe from the first 64 KiB on: no need to wait long.
     timeoutSeconds: ctx.mode === 'naive' ? NAIVE_FLOOD_TIMEOUT_S : OUTPUT_TIMEOUT_S,
@@ -63,7 +63,7 @@ export const invalidUtf8: ScenarioDefinition = {
   bounds: OUTPUT_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('output-flood.mjs'), String(UTF8_BYTES), 'invalid-utf8'],
     timeoutSeconds: OUTPUT_TIMEOUT_S,
   }),
@@ -90,7 +90,7 @@ function fakeAgent(
     bounds: AGENT_BOUNDS,
     naive: 'tree-walk',
     worker: (ctx) => ({
-      command: process.execPath,
+      command: ctx.node,
       args: [ctx.fixture('fake-agent.mjs'), mode],
       timeoutSeconds: AGENT_TIMEOUT_S,
     }),

@@ -54,7 +54,7 @@ export const pidReuse: ScenarioDefinition = {
   },
   worker: (ctx) => ({
     command: 'unshare',
-    args: ['--pid', '--fork', '--mount-proc', process.execPath, ctx.fixture('pid-reuse.mjs'), ctx.mode],
+    args: ['--pid', '--fork', '--mount-proc', ctx.node, ctx.fixture('pid-reuse.mjs'), ctx.mode],
     timeoutSeconds: PID_REUSE_TIMEOUT_S,
   }),
   check: (evidence) => [

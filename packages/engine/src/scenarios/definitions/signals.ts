@@ -33,7 +33,7 @@ export const ignoreSigterm: ScenarioDefinition = {
   bounds: SMALL_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('ignore-sigterm.mjs')],
     timeoutSeconds: TIMEOUT_S,
     graceSeconds: SHORT_GRACE_S,
@@ -56,7 +56,7 @@ export const trapTermInt: ScenarioDefinition = {
   bounds: SMALL_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('trap-term-int.mjs')],
     timeoutSeconds: TIMEOUT_S,
     graceSeconds: SHORT_GRACE_S,
@@ -132,7 +132,7 @@ export const exitAtTimeout: ScenarioDefinition = {
   bounds: SMALL_BOUNDS,
   naive: 'direct-child',
   worker: (ctx) => ({
-    command: process.execPath,
+    command: ctx.node,
     args: [ctx.fixture('exit-at.mjs'), String(Date.now() + TIMEOUT_S * 1000 - EXIT_LEAD_MS)],
     timeoutSeconds: TIMEOUT_S,
     graceSeconds: SHORT_GRACE_S,

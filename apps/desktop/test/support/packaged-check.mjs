@@ -1,0 +1,33 @@
+// Run with Node from inside a packaged app (argv[2]: resources/app): loads the packaged engine
+// exactly as the app and its guardian do, probes the native capabilities, opens a lease from
+// the packaged tree (its guardian is the packaged guardian-main.js) and prints one JSON object.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const appDir = process.argv[2];
+const engineUrl = pathToFileURL(join(appDir, 'node_modules/@treewarden/engine/dist/index.js')).href;
+const engine = await import(engineUrl);
+const capabilities = engine.readNativeCapabilities();
+const stateDir = mkdtempSync(join(tmpdir(), 'tw-packaged-state-'));
+try {
+  const lease = await engine.openLease({
+    name: 'packaging-check',
+    holder: 'packaging test',
+    stateDir,
+    guardianOutput: 'ignore',
+  });
+  const subreaper = lease.subreaper;
+  const released = await lease.release();
+  process.stdout.write(
+    JSON.stringify({
+      capabilities,
+      warnings: engine.capabilityWarnings(capabilities),
+      guardian: { subreaper, exited: released.guardianExited },
+      scenarios: engine.listScenarios().length,
+    }),
+  );
+} finally {
+  rmSync(stateDir, { recursive: true, force: true });
+}
