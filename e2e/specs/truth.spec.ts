@@ -10,7 +10,7 @@ import { killQuietly, serveHome, startCliRun } from '../support/cli-run';
 import { CLI_MAIN, REPO_ROOT } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import { isAlive } from '../support/serve';
-import { fixture, KILL_TIMEOUT_MS } from '../support/ui';
+import { fixture, KILL_TIMEOUT_MS, startRunFromUi } from '../support/ui';
 
 const SCREENSHOTS = join(REPO_ROOT, 'e2e', 'test-results', 'truth');
 
@@ -135,5 +135,27 @@ test.describe('the screen tells the truth', () => {
     await expect(card.getByTestId('run-end-reason')).toContainText(message);
     await expect(app.getByTestId('details-end-reason')).toContainText(message);
     await app.screenshot({ path: join(SCREENSHOTS, 'missing-binary.png') });
+  });
+  test('releasing the app’s own lease with a live run asks first and names what ends', async ({ app }) => {
+    const card = await startRunFromUi(app, {
+      command: 'node',
+      args: [fixture('run-forever.mjs')],
+      timeoutSeconds: 120,
+      lease: 'e2e-release-confirm',
+    });
+    await expect(card.getByRole('treeitem')).toHaveCount(1);
+    const runId = (await card.getAttribute('data-run-id')) as string;
+    await app.getByRole('button', { name: 'Release lease' }).click();
+    const dialog = app.getByRole('dialog', { name: /Release lease e2e-release-confirm/ });
+    await expect(dialog).toContainText('end 1 running run (1 process)');
+    await expect(dialog).toContainText(`${runId}: node`);
+    // Nothing ends before the yes, and a stray Enter only cancels.
+    await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+    await app.screenshot({ path: join(SCREENSHOTS, 'release-confirm.png') });
+    await dialog.getByRole('button', { name: 'Release and end 1 run' }).click();
+    await expect(app.locator('.outcome[data-kind="release"]').first()).toContainText(
+      'Released lease e2e-release-confirm',
+    );
+    await expect(card.getByRole('treeitem')).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
   });
 });
