@@ -5,6 +5,7 @@
  * the same history with one call.
  */
 import type { Run, RunOutcome, RunSpec } from '../run/types.js';
+import { normalizeTimeout } from '../run/validate.js';
 import { resolveStateDir, statePaths } from '../state/state-dir.js';
 import { appendLedgerRecord, defaultActor } from './append.js';
 import { killRecordOf } from './kill-record.js';
@@ -16,7 +17,9 @@ export function recordRunStart(
   spec: RunSpec,
   actor: LedgerActor,
   runDir?: string,
+  startedAtMs: number = Date.now(),
 ): void {
+  const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   appendLedgerRecord(
     ledgerFile,
     {
@@ -29,6 +32,8 @@ export function recordRunStart(
       ...(runDir !== undefined ? { runDir } : {}),
       pid: run.identity?.pid ?? null,
       startTime: run.identity?.startTime ?? null,
+      timeoutSeconds,
+      deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
     },
     actor,
   );

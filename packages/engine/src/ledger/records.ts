@@ -52,6 +52,9 @@ export interface RunStartRecord extends RecordBase {
   readonly runDir?: string;
   readonly pid: number | null;
   readonly startTime: string | null;
+  /** The run's effective timeout and deadline; absent in records written before they were kept. */
+  readonly timeoutSeconds?: number;
+  readonly deadlineAt?: string;
 }
 
 export interface RunEndRecord extends RecordBase {
@@ -65,6 +68,11 @@ export interface RunEndRecord extends RecordBase {
   readonly killAttempts: number;
   readonly survivors: readonly ProcessIdentity[];
   readonly error?: string;
+  /**
+   * Set when the end was recorded by someone other than the run's supervisor (it died): why the
+   * run counts as ended, e.g. "leaked after its holder and guardian died; cleaned by app pid 42".
+   */
+  readonly endedWithoutSupervisor?: string;
   /**
    * With keepDescendants: descendants deliberately left running when the root exited. They and
    * their descendants are no longer the lease's: no sweep ends them, no orphan scan reports them.
