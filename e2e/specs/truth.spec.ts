@@ -10,7 +10,7 @@ import { killQuietly, serveHome, startCliRun } from '../support/cli-run';
 import { CLI_MAIN, REPO_ROOT } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import { isAlive } from '../support/serve';
-import { fixture, KILL_TIMEOUT_MS, startRunFromUi } from '../support/ui';
+import { confirmCleanUp, fixture, KILL_TIMEOUT_MS, openActivity, startRunFromUi } from '../support/ui';
 
 const SCREENSHOTS = join(REPO_ROOT, 'e2e', 'test-results', 'truth');
 
@@ -78,6 +78,7 @@ test.describe('the screen tells the truth', () => {
       await app.screenshot({ path: join(SCREENSHOTS, 'leak-shown.png') });
 
       await banner.getByRole('button', { name: 'Clean up all' }).click();
+      await confirmCleanUp(app);
       await expect(banner).toBeHidden({ timeout: KILL_TIMEOUT_MS });
       await expect(app.getByTestId('counts')).toContainText('0 leaked');
       await expect(card.locator('.run-meta [data-classification="cancelled"]')).toBeVisible({
@@ -125,11 +126,12 @@ test.describe('the screen tells the truth', () => {
     await expect(dialog).toBeHidden();
 
     const message = /missing binary: sleep 200 was not found \(ENOENT\)/;
-    const outcome = app.locator('.outcome[data-kind="start"]').first();
+    const activity = await openActivity(app);
+    const outcome = activity.locator('.outcome[data-kind="start"]').first();
     await expect(outcome).toContainText('Could not start sleep 200');
     await expect(outcome).toContainText(message);
     await expect(outcome.locator('.outcome-icon')).toHaveText('✕');
-    await expect(app.locator('.outcome', { hasText: 'Started sleep 200' })).toHaveCount(0);
+    await expect(activity.locator('.outcome', { hasText: 'Started sleep 200' })).toHaveCount(0);
     const card = app.locator('section.run.selected');
     await expect(card.locator('.run-meta [data-classification="missing_binary"]')).toBeVisible();
     await expect(card.getByTestId('run-end-reason')).toContainText(message);
@@ -153,7 +155,8 @@ test.describe('the screen tells the truth', () => {
     await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
     await app.screenshot({ path: join(SCREENSHOTS, 'release-confirm.png') });
     await dialog.getByRole('button', { name: 'Release and end 1 run' }).click();
-    await expect(app.locator('.outcome[data-kind="release"]').first()).toContainText(
+    const activity = await openActivity(app);
+    await expect(activity.locator('.outcome[data-kind="release"]').first()).toContainText(
       'Released lease e2e-release-confirm',
     );
     await expect(card.getByRole('treeitem')).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });

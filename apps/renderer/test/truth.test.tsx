@@ -103,9 +103,14 @@ describe('the truth on the Runs view', () => {
     fireEvent.change(screen.getByRole('textbox', { name: /Command line/ }), { target: { value: "sleep '200'" } });
     expect(screen.getByTestId('argv-preview').textContent).toBe('Runs sleep200');
     fireEvent.click(screen.getByRole('button', { name: 'Start run' }));
-    await waitFor(() => expect(screen.getByText('Could not start sleep (run-9)')).toBeTruthy());
+    // Activity is folded to its newest line: the failure and the engine's message are on it.
+    await waitFor(() =>
+      expect(screen.getByTestId('activity-latest').textContent).toContain('Could not start sleep (run-9)'),
+    );
     expect(sent[0]).toMatchObject({ type: 'startRun', command: 'sleep', args: ['200'] });
-    expect(screen.getByText(MISSING)).toBeTruthy();
+    const latest = screen.getByTestId('activity-latest');
+    expect(latest.textContent).toContain(MISSING);
+    expect(latest.textContent).toContain('✕');
     expect(screen.queryByText(/Started sleep/)).toBeNull();
   });
 
