@@ -17,6 +17,10 @@ export const CLASSIFICATIONS = [
   'usage_limit',
   'auth_failure',
   'cancelled',
+  'memory_limit',
+  'process_limit',
+  'cpu_limit',
+  'stalled',
 ] as const;
 export const classificationSchema = z.enum(CLASSIFICATIONS);
 export type Classification = z.infer<typeof classificationSchema>;

@@ -1,8 +1,9 @@
-/** "New run": command, arguments (one per line, never shell-parsed), cwd, timeout and lease. */
+/** "New run": command, arguments (one per line, never shell-parsed), cwd, timeout, lease and optional limits. */
 import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '@treewarden/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { startRun } from '../actions/actions';
 import { useAppStore } from '../store/store';
+import { LimitFields, type LimitTexts, NO_LIMITS, readLimits } from './limit-fields';
 import { syncDialog } from './sync-dialog';
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -51,6 +52,7 @@ export function StartRunDialog() {
   const [cwd, setCwd] = useState('');
   const [timeout, setTimeoutText] = useState(String(DEFAULT_TIMEOUT_SECONDS));
   const [leaseName, setLeaseName] = useState('');
+  const [limitTexts, setLimitTexts] = useState<LimitTexts>(NO_LIMITS);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -62,6 +64,8 @@ export function StartRunDialog() {
     const timeoutError = validateTimeout(timeout);
     if (command.trim() === '') return setError('Enter the program to run, e.g. node or /usr/bin/make.');
     if (timeoutError) return setError(timeoutError);
+    const { limits, error: limitError } = readLimits(limitTexts);
+    if (limitError !== undefined) return setError(limitError);
     setError(null);
     const started = await startRun({
       command: command.trim(),
@@ -69,6 +73,7 @@ export function StartRunDialog() {
       cwd: cwd.trim(),
       timeoutSeconds: Number(timeout),
       leaseName: leaseName.trim(),
+      ...(limits === undefined ? {} : { limits }),
     });
     if (started) setOpen(false);
   };
@@ -117,6 +122,7 @@ export function StartRunDialog() {
             </label>
             <TextField label="Lease" name="lease" value={leaseName} onChange={setLeaseName} placeholder="ui" />
           </div>
+          <LimitFields texts={limitTexts} onChange={setLimitTexts} />
           {error ? (
             <div className="form-error" role="alert">
               {error}

@@ -4,6 +4,7 @@
  * without a newline, and the next writer's record is glued onto it.
  */
 import type { KillResult, SignalName } from '../kill/types.js';
+import type { LimitEnforcement, LimitTrip, RunLimits } from '../run/limits.js';
 import type { Classification } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
@@ -52,6 +53,9 @@ export interface RunStartRecord extends RecordBase {
   readonly runDir?: string;
   readonly pid: number | null;
   readonly startTime: string | null;
+  /** The run's limits, when it had any, and the path that enforces them. */
+  readonly limits?: RunLimits;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 export interface RunEndRecord extends RecordBase {
@@ -70,6 +74,9 @@ export interface RunEndRecord extends RecordBase {
    * their descendants are no longer the lease's: no sweep ends them, no orphan scan reports them.
    */
   readonly kept?: readonly ProcessIdentity[];
+  /** The limit that ended the run: name (`max-memory`, …), configured value, observed value. */
+  readonly limit?: LimitTrip;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 /**
