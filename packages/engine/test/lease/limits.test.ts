@@ -6,9 +6,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openLease } from '../../src/lease/open-lease.js';
 import { readLedger } from '../../src/ledger/read.js';
 import type { RunEndRecord, RunStartRecord } from '../../src/ledger/records.js';
-import { openLease } from '../../src/lease/open-lease.js';
 import { RunSpecError } from '../../src/run/validate.js';
 import { statePaths } from '../../src/state/state-dir.js';
 import { fixturePath, MAX_LIFETIME_ENV, makeTempDir, REPORT_ENV, useProcessTracker } from '../helpers/index.js';
