@@ -58,20 +58,23 @@ export function readLimits(texts: LimitTexts): { limits?: RunLimitsInput; error?
 
 export function LimitFields(props: { texts: LimitTexts; onChange(texts: LimitTexts): void }) {
   return (
-    <fieldset className="field-row" aria-label="Limits (optional)">
-      {(Object.keys(LABELS) as (keyof LimitTexts)[]).map((key) => (
-        <label className="field" key={key}>
-          <span>{LABELS[key]}</span>
-          <input
-            name={key}
-            type="number"
-            min={0}
-            value={props.texts[key]}
-            placeholder="none"
-            onChange={(e) => props.onChange({ ...props.texts, [key]: e.target.value })}
-          />
-        </label>
-      ))}
-    </fieldset>
+    <div className="field">
+      <span>Limits (optional; an empty field sets none)</span>
+      <div className="field-row">
+        {(Object.keys(LABELS) as (keyof LimitTexts)[]).map((key) => (
+          <label className="field" key={key}>
+            <span>{LABELS[key]}</span>
+            <input
+              name={key}
+              type="number"
+              min={0}
+              value={props.texts[key]}
+              placeholder="none"
+              onChange={(e) => props.onChange({ ...props.texts, [key]: e.target.value })}
+            />
+          </label>
+        ))}
+      </div>
+    </div>
   );
 }
