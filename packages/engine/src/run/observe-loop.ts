@@ -43,8 +43,11 @@ export function ownedTreeRefresh(owner: TreeOwner, reader?: TableReader): () => 
   };
 }
 
-/** Called after each refresh with the table it read (null: none); the run checks its limits here. */
-export type RefreshListener = (table: ProcessTable | null) => void;
+/**
+ * Called after each refresh with the table it read (null: none) and the owner's live members
+ * after it; the run checks its limits here.
+ */
+export type RefreshListener = (table: ProcessTable | null, members: readonly ProcessIdentity[]) => void;
 
 export function startObserveLoop(
   owner: TreeOwner,
@@ -65,9 +68,9 @@ export function startObserveLoop(
       // A failed read ("no table") is retried on the next tick; the kill re-reads anyway.
     }
     if (stopped) return;
-    onRefresh?.(table);
-    if (stopped) return; // the listener may have ended the run
     const members = owner.members();
+    onRefresh?.(table, members);
+    if (stopped) return; // the listener may have ended the run
     const key = members.map(identityKey).join(',');
     if (key !== lastKey) {
       lastKey = key;

@@ -233,7 +233,7 @@ class RunSupervisor implements Run {
       refresh,
       interval,
       (members) => this.emit({ type: 'members', members }),
-      (table) => this.checkLimits(table),
+      (table, members) => this.checkLimits(table, members),
     );
     this.emitSoon({ type: 'spawned', identity });
   }
@@ -263,9 +263,9 @@ class RunSupervisor implements Run {
   }
 
   /** After each refresh: a limit over its value ends the tree, exactly as the timeout does. */
-  private checkLimits(table: ProcessTable | null): void {
-    if (this.limits === null || this.owner === null || this.phase !== 'running' || this.root === null) return;
-    const trip = this.limits.check(table, this.owner.members());
+  private checkLimits(table: ProcessTable | null, members: readonly ProcessIdentity[]): void {
+    if (this.limits === null || this.phase !== 'running' || this.root === null) return;
+    const trip = this.limits.check(table, members);
     if (trip === null) return;
     // As for the timeout: a root whose exit status is already there ended on its own.
     if (this.root.hasExitStatus()) return;

@@ -3,7 +3,7 @@
  * live members now, and CPU time so far including members that already exited. No extra reads:
  * every number comes from the stat line the refresh parsed.
  */
-import { identityKey, isZombie, type ProcessEntry, type ProcessIdentity, type ProcessTable } from '../table/types.js';
+import { isZombie, type ProcessEntry, type ProcessIdentity, type ProcessTable } from '../table/types.js';
 
 export interface TreeUsage {
   /** Sum of the live members' RSS. */
@@ -20,6 +20,7 @@ export interface TreeUsageMeter {
 }
 
 interface SeenMember {
+  readonly startTime: string;
   readonly ppid: number;
   /** Own CPU plus the CPU of the children it waited for, at the last read that saw it. */
   readonly cpuMs: number;
@@ -38,14 +39,14 @@ function totalCpuMs(entry: ProcessEntry): number {
  * never an overestimate. The total is the maximum seen so far, so it never goes down.
  */
 export function createTreeUsageMeter(): TreeUsageMeter {
-  let seen = new Map<string, SeenMember>();
+  // Keyed by pid, checked against the start time: no string built per member per refresh.
+  let seen = new Map<number, SeenMember>();
   let exitedMs = 0;
   let peakCpuMs = 0;
 
   return {
     update(table, owned) {
-      const current = new Map<string, SeenMember>();
-      const livePids = new Set<number>();
+      const current = new Map<number, SeenMember>();
       let memoryBytes = 0;
       let liveProcs = 0;
       let liveCpuMs = 0;
@@ -53,15 +54,15 @@ export function createTreeUsageMeter(): TreeUsageMeter {
         const entry = table.entries.get(identity.pid);
         if (entry === undefined || entry.startTime !== identity.startTime) continue;
         const cpuMs = totalCpuMs(entry);
-        current.set(identityKey(identity), { ppid: entry.ppid, cpuMs });
-        livePids.add(identity.pid);
+        current.set(identity.pid, { startTime: identity.startTime, ppid: entry.ppid, cpuMs });
         liveCpuMs += cpuMs;
         if (isZombie(entry)) continue;
         liveProcs += 1;
         memoryBytes += entry.rssBytes;
       }
-      for (const [key, member] of seen) {
-        if (!current.has(key) && !livePids.has(member.ppid)) exitedMs += member.cpuMs;
+      for (const [pid, member] of seen) {
+        if (current.get(pid)?.startTime === member.startTime) continue; // still here
+        if (!current.has(member.ppid)) exitedMs += member.cpuMs; // no live parent in the tree will count it
       }
       seen = current;
       peakCpuMs = Math.max(peakCpuMs, liveCpuMs + exitedMs);
