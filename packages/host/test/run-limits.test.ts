@@ -8,7 +8,7 @@ import * as P from '@treewarden/protocol';
 import { commandSchema, type HostEvent } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, useProcessTracker, waitFor } from '../../engine/test/helpers/index.js';
-import { EVENT_WAIT_MS, expectOk, SLOW_TEST_MS, useTestHost } from './helpers.js';
+import { EVENT_WAIT_MS, expectOk, SLOW_TEST_MS, useTestHost, waitForRun } from './helpers.js';
 
 /** [protocol's copy, engine's original] for every bound the protocol mirrors. */
 const MIRRORED_BOUNDS: Record<string, [number, number]> = {
@@ -73,6 +73,16 @@ describe('run limits from the app', () => {
       );
       tracker.trackEnvMarker(E.RUN_ID_ENV, started.runId);
       expect((await ended(started.runId)).classification).toBe('process_limit');
+      // The details panel's facts: the limits set and the one that tripped, both numbers.
+      const view = await waitForRun(
+        events,
+        started.runId,
+        (run) => run.limitTrip !== undefined,
+        'the trip in a snapshot',
+      );
+      expect(view.limits).toEqual({ maxProcs: 3 });
+      expect(view.limitTrip?.name).toBe('max-procs');
+      expect(view.limitTrip?.observed).toBeGreaterThan(3);
       const retried = expectOk<{ runId: string }>(await host.handle({ type: 'retryRun', runId: started.runId }));
       tracker.trackEnvMarker(E.RUN_ID_ENV, retried.runId);
       expect((await ended(retried.runId)).classification).toBe('process_limit');

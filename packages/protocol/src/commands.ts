@@ -8,6 +8,7 @@ import {
   identitySchema,
   killReportSchema,
   processNodeSchema,
+  runLimitsSchema,
   scenarioInfoSchema,
 } from './model.js';
 
@@ -16,30 +17,10 @@ export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 5400;
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
-/** Limit bounds mirrored from the engine's run/limits.ts (checked equal by a host test). */
-export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
-export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
-export const MIN_PROCS_LIMIT = 1;
-export const MAX_PROCS_LIMIT = 65_536;
-export const MIN_CPU_LIMIT_SECONDS = 1;
-export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
-export const MIN_IDLE_TIMEOUT_SECONDS = 1;
-export const MAX_IDLE_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS;
 const MAX_ARGS = 256;
 const MAX_ARG_LENGTH = 8192;
 
 const arg = z.string().max(MAX_ARG_LENGTH);
-
-/** A run's runaway limits; each optional, unknown keys refused (a misspelt limit must not pass unenforced). */
-export const runLimitsSchema = z
-  .object({
-    maxMemoryBytes: z.number().int().min(MIN_MEMORY_LIMIT_BYTES).max(MAX_MEMORY_LIMIT_BYTES).optional(),
-    maxProcs: z.number().int().min(MIN_PROCS_LIMIT).max(MAX_PROCS_LIMIT).optional(),
-    maxCpuSeconds: z.number().min(MIN_CPU_LIMIT_SECONDS).max(MAX_CPU_LIMIT_SECONDS).optional(),
-    idleTimeoutSeconds: z.number().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).optional(),
-  })
-  .strict();
-export type RunLimitsInput = z.infer<typeof runLimitsSchema>;
 
 export const commandSchema = z.discriminatedUnion('type', [
   z.object({

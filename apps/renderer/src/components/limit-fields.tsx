@@ -22,6 +22,14 @@ const LABELS: Record<keyof LimitTexts, string> = {
   idleSeconds: 'Idle timeout (s)',
 };
 
+/** The protocol's key → the field that sets it, so an error names what the user typed into. */
+const FIELD_OF_KEY: Readonly<Record<string, keyof LimitTexts>> = {
+  maxMemoryBytes: 'memoryMiB',
+  maxProcs: 'procs',
+  maxCpuSeconds: 'cpuSeconds',
+  idleTimeoutSeconds: 'idleSeconds',
+};
+
 function numberOrUndefined(text: string): number | undefined | null {
   if (text.trim() === '') return undefined;
   const value = Number(text);
@@ -50,31 +58,40 @@ export function readLimits(texts: LimitTexts): { limits?: RunLimitsInput; error?
   if (Object.keys(given).length === 0) return {};
   const parsed = runLimitsSchema.safeParse(given);
   if (!parsed.success) {
-    const field = String(parsed.error.issues[0]?.path[0] ?? 'a limit');
-    return { error: `Limit ${field}: ${parsed.error.issues[0]?.message ?? 'out of bounds'}.` };
+    const key = String(parsed.error.issues[0]?.path[0] ?? '');
+    const label = FIELD_OF_KEY[key] === undefined ? 'A limit' : LABELS[FIELD_OF_KEY[key]];
+    return { error: `${label}: ${parsed.error.issues[0]?.message ?? 'out of bounds'}.` };
   }
   return { limits: parsed.data };
 }
+
+/** Two to a row: four number fields side by side do not fit the dialog. */
+const FIELD_ROWS: readonly (readonly (keyof LimitTexts)[])[] = [
+  ['memoryMiB', 'procs'],
+  ['cpuSeconds', 'idleSeconds'],
+];
 
 export function LimitFields(props: { texts: LimitTexts; onChange(texts: LimitTexts): void }) {
   return (
     <div className="field">
       <span>Limits (optional; an empty field sets none)</span>
-      <div className="field-row">
-        {(Object.keys(LABELS) as (keyof LimitTexts)[]).map((key) => (
-          <label className="field" key={key}>
-            <span>{LABELS[key]}</span>
-            <input
-              name={key}
-              type="number"
-              min={0}
-              value={props.texts[key]}
-              placeholder="none"
-              onChange={(e) => props.onChange({ ...props.texts, [key]: e.target.value })}
-            />
-          </label>
-        ))}
-      </div>
+      {FIELD_ROWS.map((row) => (
+        <div className="field-row" key={row.join()}>
+          {row.map((key) => (
+            <label className="field" key={key}>
+              <span>{LABELS[key]}</span>
+              <input
+                name={key}
+                type="number"
+                min={0}
+                value={props.texts[key]}
+                placeholder="none"
+                onChange={(e) => props.onChange({ ...props.texts, [key]: e.target.value })}
+              />
+            </label>
+          ))}
+        </div>
+      ))}
     </div>
   );
 }
