@@ -6,7 +6,7 @@ import {
   type RunOutcome,
   type RunSpec,
 } from '@treewarden/engine';
-import type { Classification, KillReport, RunPhase } from '@treewarden/protocol';
+import type { Classification, KillReport, LimitTrip, RunPhase } from '@treewarden/protocol';
 import type { HostRun } from './engine/port.js';
 import { createMembership, type Membership } from './snapshot/membership.js';
 
@@ -38,6 +38,8 @@ export interface RunRecord {
   lastKill: KillReport | null;
   stdoutTail: string;
   stderrTail: string;
+  /** The limit that ended the run, if one did. */
+  limitTrip?: LimitTrip;
 }
 
 type RunState = Pick<
@@ -114,6 +116,7 @@ export function endRun(record: RunRecord, outcome: RunOutcome, now: number): voi
   record.endReason = outcome.error ?? null;
   record.stdoutTail = outcome.stdoutTail;
   record.stderrTail = outcome.stderrTail;
+  if (outcome.limit !== undefined) record.limitTrip = { ...outcome.limit };
   if (outcome.kill !== undefined) record.lastKill = toKillReport(outcome.kill);
   if (outcome.kept !== undefined) record.membership.release(outcome.kept);
 }

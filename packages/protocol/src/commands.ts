@@ -9,6 +9,7 @@ import {
   identitySchema,
   killReportSchema,
   processNodeSchema,
+  runLimitsSchema,
   scenarioInfoSchema,
 } from './model.js';
 
@@ -31,6 +32,7 @@ export const commandSchema = z.discriminatedUnion('type', [
     cwd: z.string().max(4096).optional(),
     timeoutSeconds: z.number().min(MIN_TIMEOUT_SECONDS).max(MAX_TIMEOUT_SECONDS),
     leaseName: z.string().min(1).max(128).optional(),
+    limits: runLimitsSchema.optional(),
   }),
   /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
   z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),

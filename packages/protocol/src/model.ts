@@ -17,9 +17,42 @@ export const CLASSIFICATIONS = [
   'usage_limit',
   'auth_failure',
   'cancelled',
+  'memory_limit',
+  'process_limit',
+  'cpu_limit',
+  'stalled',
 ] as const;
 export const classificationSchema = z.enum(CLASSIFICATIONS);
 export type Classification = z.infer<typeof classificationSchema>;
+
+/** Limit bounds mirrored from the engine's run/limits.ts (checked equal by a host test). */
+export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
+export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
+export const MIN_PROCS_LIMIT = 1;
+export const MAX_PROCS_LIMIT = 65_536;
+export const MIN_CPU_LIMIT_SECONDS = 1;
+export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
+export const MIN_IDLE_TIMEOUT_SECONDS = 1;
+/** The engine's MAX_TIMEOUT_SECONDS: an idle timeout longer than the longest run never trips. */
+export const MAX_IDLE_TIMEOUT_SECONDS = 5400;
+/** A run's runaway limits; each optional, unknown keys refused (a misspelt limit must not pass unenforced). */
+export const runLimitsSchema = z
+  .object({
+    maxMemoryBytes: z.number().int().min(MIN_MEMORY_LIMIT_BYTES).max(MAX_MEMORY_LIMIT_BYTES).optional(),
+    maxProcs: z.number().int().min(MIN_PROCS_LIMIT).max(MAX_PROCS_LIMIT).optional(),
+    maxCpuSeconds: z.number().min(MIN_CPU_LIMIT_SECONDS).max(MAX_CPU_LIMIT_SECONDS).optional(),
+    idleTimeoutSeconds: z.number().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).optional(),
+  })
+  .strict();
+export type RunLimitsInput = z.infer<typeof runLimitsSchema>;
+
+/** The limit that ended a run: its name (the CLI flag), configured value and observed value. */
+export const limitTripSchema = z.object({
+  name: z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']),
+  value: z.number(),
+  observed: z.number(),
+});
+export type LimitTrip = z.infer<typeof limitTripSchema>;
 
 export const identitySchema = z.object({ pid, startTime: z.string().min(1).max(64) });
 export type Identity = z.infer<typeof identitySchema>;
@@ -103,6 +136,10 @@ export const runViewSchema = z.object({
   lastKill: killReportSchema.nullable(),
   stdoutTail: z.string(),
   stderrTail: z.string(),
+  /** The run's limits, when it has any (runs this host started). */
+  limits: runLimitsSchema.optional(),
+  /** The limit that ended it. */
+  limitTrip: limitTripSchema.optional(),
 });
 export type RunView = z.infer<typeof runViewSchema>;
 

@@ -2,7 +2,7 @@
  * What the buttons do: each sends one command through the host and records its outcome in the
  * store. Nothing here decides whether a kill is safe; the host revalidates every identity.
  */
-import type { ActivityEntry, Identity, KillReport } from '@treewarden/protocol';
+import type { ActivityEntry, Identity, KillReport, RunLimitsInput } from '@treewarden/protocol';
 import { identityKey } from '../model/identity';
 import { useAppStore } from '../store/store';
 import type { ActionKind, KillRequest } from '../store/types';
@@ -136,6 +136,8 @@ export interface StartRunForm {
   cwd: string;
   timeoutSeconds: number;
   leaseName: string;
+  /** Runaway limits, already checked against the protocol's bounds by the form. */
+  limits?: RunLimitsInput;
 }
 
 export async function startRun(form: StartRunForm): Promise<boolean> {
@@ -147,6 +149,7 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
       timeoutSeconds: form.timeoutSeconds,
       ...(form.cwd ? { cwd: form.cwd } : {}),
       ...(form.leaseName ? { leaseName: form.leaseName } : {}),
+      ...(form.limits === undefined ? {} : { limits: form.limits }),
     });
     if (!reply.ok) {
       pushFailure('start', `Could not start ${form.command}`, reply.error);

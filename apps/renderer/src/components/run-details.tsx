@@ -2,6 +2,7 @@
 import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
 import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
+import { formatLimits, formatTrip } from '../model/limits';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
@@ -115,6 +116,7 @@ export function RunDetails() {
           <code className="wrap">{run.cookie}</code>
         </Field>
         <Field label="Timeout">{run.timeoutSeconds === null ? 'unknown' : `${run.timeoutSeconds} s`}</Field>
+        {run.limits ? <Field label="Limits">{formatLimits(run.limits)}</Field> : null}
         <Field label="Started">{formatClock(run.startedAtMs)}</Field>
         <Field label="Deadline">{run.deadlineAtMs === null ? 'unknown' : formatClock(run.deadlineAtMs)}</Field>
         {run.endedAtMs !== null ? (
@@ -133,6 +135,7 @@ export function RunDetails() {
             {run.exitCode !== null ? ` · exit ${run.exitCode}` : ''}
             {run.signal ? ` · ${run.signal}` : ''}
             {run.leakedCount > 0 ? ` · ${run.leakedCount} leaked` : ''}
+            {run.limitTrip ? ` · ${formatTrip(run.limitTrip)}` : ''}
           </Field>
         ) : null}
         {run.unsupervised ? (

@@ -1,13 +1,14 @@
 /**
  * "New run": a command line split as a shell splits words (quotes, backslashes; no expansion,
- * no operators), extra arguments one per line, cwd, timeout and lease. The form shows how the line
- * was split before anything starts.
+ * no operators), extra arguments one per line, cwd, timeout, lease and optional limits. The form
+ * shows how the line was split before anything starts.
  */
 import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '@treewarden/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { startRun } from '../actions/actions';
 import { splitCommandLine } from '../model/split-command';
 import { useAppStore } from '../store/store';
+import { LimitFields, type LimitTexts, NO_LIMITS, readLimits } from './limit-fields';
 import { syncDialog } from './sync-dialog';
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -88,6 +89,7 @@ export function StartRunDialog() {
   const [cwd, setCwd] = useState('');
   const [timeout, setTimeoutText] = useState(String(DEFAULT_TIMEOUT_SECONDS));
   const [leaseName, setLeaseName] = useState('');
+  const [limitTexts, setLimitTexts] = useState<LimitTexts>(NO_LIMITS);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -100,6 +102,8 @@ export function StartRunDialog() {
     const built = buildArgv(command, args);
     if ('error' in built) return setError(built.error);
     if (timeoutError) return setError(timeoutError);
+    const { limits, error: limitError } = readLimits(limitTexts);
+    if (limitError !== undefined) return setError(limitError);
     setError(null);
     const [program = '', ...programArgs] = built.argv;
     const started = await startRun({
@@ -108,6 +112,7 @@ export function StartRunDialog() {
       cwd: cwd.trim(),
       timeoutSeconds: Number(timeout),
       leaseName: leaseName.trim(),
+      ...(limits === undefined ? {} : { limits }),
     });
     if (started) setOpen(false);
   };
@@ -163,6 +168,7 @@ export function StartRunDialog() {
             </label>
             <TextField label="Lease" name="lease" value={leaseName} onChange={setLeaseName} placeholder="ui" />
           </div>
+          <LimitFields texts={limitTexts} onChange={setLimitTexts} />
           {error ? (
             <div className="form-error" role="alert">
               {error}

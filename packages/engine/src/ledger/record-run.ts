@@ -4,6 +4,7 @@
  * `recordRun` lets any other host of `startRun` (the CLI without a lease, the desktop app) keep
  * the same history with one call.
  */
+import { hasLimits } from '../run/limits.js';
 import type { Run, RunOutcome, RunSpec } from '../run/types.js';
 import { normalizeTimeout } from '../run/validate.js';
 import { resolveStateDir, statePaths } from '../state/state-dir.js';
@@ -34,6 +35,10 @@ export function recordRunStart(
       startTime: run.identity?.startTime ?? null,
       timeoutSeconds,
       deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
+      // Only the polling path is built (run/cgroup-probe.ts says why).
+      ...(spec.limits !== undefined && hasLimits(spec.limits)
+        ? { limits: spec.limits, limitEnforcement: 'polling' as const }
+        : {}),
     },
     actor,
   );
@@ -54,6 +59,8 @@ export function recordRunEnd(ledgerFile: string, outcome: RunOutcome, leaseId: s
       survivors: outcome.survivors,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...((outcome.kept?.length ?? 0) > 0 ? { kept: outcome.kept } : {}),
+      ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
+      ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
     },
     actor,
   );

@@ -4,6 +4,7 @@
  * without a newline, and the next writer's record is glued onto it.
  */
 import type { KillResult, SignalName } from '../kill/types.js';
+import type { LimitEnforcement, LimitTrip, RunLimits } from '../run/limits.js';
 import type { Classification } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
@@ -55,6 +56,9 @@ export interface RunStartRecord extends RecordBase {
   /** The run's effective timeout and deadline; absent in records written before they were kept. */
   readonly timeoutSeconds?: number;
   readonly deadlineAt?: string;
+  /** The run's limits, when it had any, and the path that enforces them. */
+  readonly limits?: RunLimits;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 export interface RunEndRecord extends RecordBase {
@@ -78,6 +82,9 @@ export interface RunEndRecord extends RecordBase {
    * their descendants are no longer the lease's: no sweep ends them, no orphan scan reports them.
    */
   readonly kept?: readonly ProcessIdentity[];
+  /** The limit that ended the run: name (`max-memory`, …), configured value, observed value. */
+  readonly limit?: LimitTrip;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 /**

@@ -92,6 +92,8 @@ export function startRun(context: HostContext, command: CommandOf<'startRun'>): 
     ...(command.cwd === undefined || command.cwd === '' ? {} : { cwd: command.cwd }),
     timeoutSeconds: command.timeoutSeconds,
     output: 'capture',
+    // Retry reuses record.spec, so the limits travel with it; bounds are the engine's again at start.
+    ...(command.limits === undefined ? {} : { limits: command.limits }),
   };
   return launchRun(context, spec, command.leaseName ?? APP_LEASE_NAME);
 }

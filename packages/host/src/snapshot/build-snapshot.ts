@@ -95,6 +95,8 @@ export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>
     lastKill: record.lastKill,
     stdoutTail: tails?.stdout ?? record.stdoutTail,
     stderrTail: tails?.stderr ?? record.stderrTail,
+    ...(record.spec.limits === undefined ? {} : { limits: { ...record.spec.limits } }),
+    ...(record.limitTrip === undefined ? {} : { limitTrip: record.limitTrip }),
   };
 }
 
