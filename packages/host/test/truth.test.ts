@@ -117,8 +117,10 @@ describe('engine host: runs of other holders', () => {
         timeoutMs: EVENT_WAIT_MS,
         description: 'four more poll ticks',
       });
+      // Not one scan per tick: at most one more in four ticks (the run's last process going, or a
+      // transient table read on a loaded machine that briefly lost the run's members).
       if (Date.now() - hostStartedAt < ORPHAN_SCAN_IDLE_INTERVAL_MS)
-        expect(host.reader.counts().orphans).toBe(scansAtLeak);
+        expect(host.reader.counts().orphans - scansAtLeak).toBeLessThanOrEqual(1);
 
       const { kills } = expectOk<{ kills: KillReport[] }>(
         await host.handle({ type: 'cleanOrphans', runId: held.runId }),
