@@ -1,5 +1,13 @@
 import { expect, test } from '../support/fixtures';
-import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from '../support/ui';
+import {
+  fixture,
+  KILL_TIMEOUT_MS,
+  killRunFromUi,
+  openActivity,
+  releaseSelectedLease,
+  rows,
+  startRunFromUi,
+} from '../support/ui';
 
 test.describe('runs started from the UI', () => {
   test.afterEach(async ({ app }) => {
@@ -30,7 +38,9 @@ test.describe('runs started from the UI', () => {
     await expect(rows(card)).toHaveCount(3);
     await killRunFromUi(app, card);
     // The kill this UI asked for (its title names the command); the run's own end may report another.
-    const outcome = app.locator('.outcome[data-kind="kill"]', { hasText: /ignore-sigterm\.mjs\): Killed \d+ process/ });
+    const outcome = (await openActivity(app)).locator('.outcome[data-kind="kill"]', {
+      hasText: /ignore-sigterm\.mjs\): Killed \d+ process/,
+    });
     await expect(outcome).toBeVisible({ timeout: KILL_TIMEOUT_MS });
     await expect(outcome.locator('.tl-action', { hasText: 'SIGTERM' })).toBeVisible();
     await expect(outcome.locator('.tl-action', { hasText: 'SIGKILL' })).toBeVisible();
@@ -49,7 +59,7 @@ test.describe('runs started from the UI', () => {
     await expect(card.getByTestId('countdown')).toContainText(/times out in 0:0[1-3]|timing out/);
     await expect(card.locator('.run-meta [data-classification="timeout"]')).toBeVisible();
     await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
-    await expect(app.locator('.outcome[data-kind="runEnded"]').first()).toContainText('timeout');
+    await expect((await openActivity(app)).locator('.outcome[data-kind="runEnded"]').first()).toContainText('timeout');
   });
 
   test('a zombie is shown as one, with the parent that has not reaped it', async ({ app }) => {
@@ -63,7 +73,7 @@ test.describe('runs started from the UI', () => {
     await expect(zombie).toBeVisible();
     await expect(zombie.locator('.badge-zombie')).toHaveText('zombie');
     const parentPid = await rows(card).first().getAttribute('data-pid');
-    await expect(zombie).toContainText(`not reaped by ${parentPid} sleep`);
+    await expect(zombie).toContainText(`not reaped by ${parentPid} (run root · sleep)`);
     await killRunFromUi(app, card);
     await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
   });
@@ -80,11 +90,14 @@ test.describe('runs started from the UI', () => {
     await expect(ended.locator('.run-meta [data-classification="error"]')).toBeVisible();
     await expect(ended).toContainText('exit code 3');
     await ended.getByRole('button', { name: 'Retry' }).click();
-    await expect(app.locator('.outcome[data-kind="retry"]').first()).toContainText(`Retried ${firstId} as`);
+    const activity = await openActivity(app);
+    await expect(activity.locator('.outcome[data-kind="retry"]').first()).toContainText(`Retried ${firstId} as`);
     await expect(app.locator('section.run')).toHaveCount(2);
     await expect(app.locator('section.run.selected')).not.toHaveAttribute('data-run-id', firstId);
-    await app.getByRole('button', { name: 'Release lease' }).click();
-    await expect(app.locator('.outcome[data-kind="release"]').first()).toContainText('Released lease e2e-retry');
+    // The retry's details find the first run in the ledger: same command line.
+    await expect(app.locator('aside.details .mini-history')).toContainText(firstId);
+    await releaseSelectedLease(app);
+    await expect(activity.locator('.outcome[data-kind="release"]').first()).toContainText('Released lease e2e-retry');
     await expect(app.getByRole('option', { name: /e2e-retry/ })).toContainText('released');
   });
 });

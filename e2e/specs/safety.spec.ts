@@ -3,7 +3,16 @@ import { URL_ENV } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import { plantLeakedTree } from '../support/leak';
 import { isAlive } from '../support/serve';
-import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from '../support/ui';
+import {
+  confirmCleanUp,
+  fixture,
+  KILL_TIMEOUT_MS,
+  killRunFromUi,
+  openActivity,
+  releaseSelectedLease,
+  rows,
+  startRunFromUi,
+} from '../support/ui';
 
 const STALE_LEASE = 'e2e-stale';
 
@@ -39,13 +48,16 @@ test.describe('safety', () => {
       await app.getByRole('tab', { name: 'All processes' }).click();
       const banner = app.getByTestId('orphan-banner');
       await expect(banner).toBeVisible();
-      await expect(banner).toContainText(/leaked process(es)? from \d+ ended run/);
+      await expect(banner).toContainText(/leaked process(es)? from \d+ runs? still alive/);
       await expect(banner).toContainText(`pid ${leak.pid}`);
       await expect(banner).toContainText(leak.runId);
       await expect(app.getByTestId('counts')).toContainText(/[1-9]\d* leaked/);
       await banner.getByRole('button', { name: 'Clean up all' }).click();
+      await confirmCleanUp(app);
       await expect(banner).toBeHidden({ timeout: KILL_TIMEOUT_MS });
-      await expect(app.locator('.outcome[data-kind="clean"]').first()).toContainText(/Cleaned \d+ of \d+ leaked tree/);
+      await expect((await openActivity(app)).locator('.outcome[data-kind="clean"]').first()).toContainText(
+        /Cleaned \d+ of \d+ leaked tree/,
+      );
       await expect(app.getByTestId('counts')).toContainText('0 leaked');
       await expect.poll(() => isAlive(leak.pid)).toBe(false);
     } finally {
@@ -65,7 +77,7 @@ test.describe('safety', () => {
     });
     await expect(rows(card)).toHaveCount(1);
     await killRunFromUi(page, card);
-    const refused = page.locator('.outcome-refused').first();
+    const refused = (await openActivity(page)).locator('.outcome-refused').first();
     await expect(refused).toContainText(/refused/i, { timeout: KILL_TIMEOUT_MS });
     await expect(refused).toContainText(/nothing was signalled/i);
     // The real process is untouched: the row is still there a poll later.

@@ -1,13 +1,14 @@
 /**
- * Screenshots of the main views for the README, light and dark, from a real scene: a lease with a
- * process tree, a zombie, an escaped descendant, a leaked tree and a finished kill.
+ * Screenshots of the main views, light and dark, from a real scene: a lease with a process tree,
+ * a zombie, an escaped descendant, a leaked tree and a finished kill. A test run writes them to the
+ * ignored test-results folder; `npm run screenshots` writes the README's copies on purpose.
  */
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { SCREENSHOT_DIR, URL_ENV } from '../support/env';
 import { expect, test } from '../support/fixtures';
-import { plantLeakedTree } from '../support/leak';
-import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from '../support/ui';
+import { buildScene } from '../support/scene';
+import { KILL_TIMEOUT_MS, rows } from '../support/ui';
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(0, 0); // no hover highlight in the picture
@@ -47,40 +48,15 @@ test.describe('screenshots', () => {
   });
 
   test('runs, system, scenarios and dialogs', async ({ app }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(180_000);
     await app.setViewportSize({ width: 1440, height: 1080 });
-    const lease = 'agent-ci';
-    const zombieCard = await startRunFromUi(app, {
-      command: 'sh',
-      args: [fixture('zombie-parent.sh')],
-      timeoutSeconds: 900,
-      lease,
-    });
-    await expect(zombieCard.locator('.badge-zombie')).toBeVisible();
-    const killed = await startRunFromUi(app, {
-      command: 'node',
-      args: [fixture('spawn-children.mjs'), '2', 'ignore-sigterm.mjs'],
-      timeoutSeconds: 600,
-      lease,
-    });
-    await expect(rows(killed)).toHaveCount(3);
-    await killRunFromUi(app, killed);
-    await expect(rows(killed)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
-    await startRunFromUi(app, { command: 'node', args: [fixture('setsid-escape.mjs')], timeoutSeconds: 300, lease });
-    const tree = await startRunFromUi(app, {
-      command: 'node',
-      args: [fixture('spawn-children.mjs'), '4', 'run-forever.mjs', 'worker'],
-      timeoutSeconds: 45,
-      lease,
-    });
-    await expect(rows(tree)).toHaveCount(5);
-    await expect(app.locator('.marker-escaped').first()).toBeVisible();
-    const leak = await plantLeakedTree();
+    const scene = await buildScene(app, 'agent-ci');
     try {
       // The host scans for leaks every few seconds while the system view is open (else once a minute).
       await app.getByRole('tab', { name: 'All processes' }).click();
       await expect(app.getByTestId('orphan-banner')).toBeVisible();
       await app.getByRole('tab', { name: 'Runs' }).click();
+      const tree = app.locator('section.run', { hasText: 'run-forever.mjs worker' }).first();
       await rows(tree).nth(2).click();
       await inBothThemes(app, 'runs');
 
@@ -97,21 +73,23 @@ test.describe('screenshots', () => {
       await expect(app.getByTestId('system-count')).toContainText('shown');
       await inBothThemes(app, 'system-search');
 
+      // One scenario run first, so its card shows the outcome against "Expected".
       await app.getByRole('tab', { name: 'Scenarios' }).click();
-      await expect(app.locator('.scenario').first()).toBeVisible();
+      const card = app.getByRole('article', { name: /ignores SIGTERM/ });
+      await card.getByRole('button', { name: 'Run scenario' }).click();
+      await expect(app.locator('section.run.selected .run-meta [data-classification]')).toBeVisible({
+        timeout: KILL_TIMEOUT_MS,
+      });
+      await app.getByRole('tab', { name: 'Scenarios' }).click();
+      await expect(card.getByTestId('scenario-result')).toBeVisible();
+      await card.scrollIntoViewIfNeeded();
       await inBothThemes(app, 'scenarios');
 
       await app.getByRole('tab', { name: 'History' }).click();
       await expect(app.locator('.history table')).toBeVisible();
       await shoot(app, 'history-light');
     } finally {
-      leak.remove();
-      await app.getByRole('tab', { name: 'Runs' }).click();
-      await app
-        .getByRole('option', { name: new RegExp(lease) })
-        .first()
-        .click();
-      await releaseSelectedLease(app);
+      await scene.tearDown();
     }
   });
 });

@@ -8,7 +8,13 @@ export const CLI_MAIN = join(REPO_ROOT, 'apps', 'cli', 'dist', 'main.js');
 export const RENDERER_INDEX = join(REPO_ROOT, 'apps', 'renderer', 'dist', 'index.html');
 export const DESKTOP_MAIN = join(REPO_ROOT, 'apps', 'desktop', 'dist', 'main.js');
 export const FIXTURES_DIR = join(REPO_ROOT, 'packages', 'engine', 'fixtures');
-export const SCREENSHOT_DIR = join(REPO_ROOT, 'e2e', 'screenshots');
+/** The README's pictures: written only by `npm run screenshots` (REFRESH_SCREENSHOTS_ENV set). */
+export const README_SHOT_DIR = join(REPO_ROOT, 'e2e', 'screenshots');
+/** Where test runs put their pictures: ignored by git, so `npm test` leaves the tree clean. */
+export const TEST_SHOT_DIR = join(REPO_ROOT, 'e2e', 'test-results', 'screenshots');
+export const REFRESH_SCREENSHOTS_ENV = 'TREEWARDEN_REFRESH_SCREENSHOTS';
+/** The README's folder when refreshing on purpose, else the ignored test folder. */
+export const SCREENSHOT_DIR = process.env[REFRESH_SCREENSHOTS_ENV] === '1' ? README_SHOT_DIR : TEST_SHOT_DIR;
 
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.mjs';
 

@@ -43,10 +43,32 @@ export async function killRunFromUi(app: Page, card: Locator): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
+/** Releases the selected lease, confirming the list of runs it ends when it asks. */
 export async function releaseSelectedLease(app: Page): Promise<void> {
   const button = app.getByRole('button', { name: 'Release lease' });
-  if (await button.isEnabled()) await button.click();
+  if (!(await button.isEnabled())) return;
+  await button.click();
+  const confirm = app.getByRole('button', { name: /^Release and end \d+ runs?$/ });
+  if (await confirm.isVisible()) await confirm.click();
 }
 
 /** A tree kill waits a grace period, escalates and verifies; on a loaded machine that takes a while. */
 export const KILL_TIMEOUT_MS = 45_000;
+
+/** Activity starts folded to one line; opens it (once) and returns the panel to look inside. */
+export async function openActivity(app: Page): Promise<Locator> {
+  const panel = app.locator('section.activity');
+  await expect(panel).toBeVisible();
+  const folded = panel.getByRole('button', { name: /Activity/, expanded: false });
+  if ((await folded.count()) > 0) await folded.click();
+  await expect(panel).toHaveClass(/\bopen\b/);
+  return panel;
+}
+
+/** Confirms the clean-up dialog that "Clean up all" and a run's "leaked · clean" open. */
+export async function confirmCleanUp(app: Page): Promise<void> {
+  const dialog = app.getByRole('dialog', { name: 'Confirm clean-up' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Clean up' }).click();
+  await expect(dialog).toBeHidden();
+}

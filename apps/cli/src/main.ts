@@ -5,9 +5,11 @@
  */
 import { writeOut } from './args.js';
 import { type CliCommand, UsageError } from './commands/command.js';
+import { freePortCommand } from './commands/free-port.js';
 import { historyCommand } from './commands/history.js';
 import { killCommand } from './commands/kill.js';
 import { orphansCommand } from './commands/orphans.js';
+import { portsCommand } from './commands/ports.js';
 import { psCommand } from './commands/ps.js';
 import { runCommand } from './commands/run.js';
 import { scenarioCommand } from './commands/scenario.js';
@@ -22,6 +24,8 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   scenario: scenarioCommand,
   history: historyCommand,
   orphans: orphansCommand,
+  ports: portsCommand,
+  'free-port': freePortCommand,
 };
 
 function overview(): string {

@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import type { GuardianLostRecord, KillRecord, RunEndRecord } from '@treewarden/engine';
 import { ensureStateDir, listLeases, RUN_ID_ENV, readLedger, type StatePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI_MAIN, type CliResult, runCli } from '../../../test-support/cli-helpers.js';
 import {
   fixturePath,
   isRunning,
@@ -27,7 +28,6 @@ import {
   NO_SURVIVOR_WAIT_MS,
   scanRunSurvivors,
 } from '../../../test-support/lease-helpers.js';
-import { assertBuilt, CLI_MAIN, type CliResult, runCli } from './cli-helpers.js';
 
 /** The run's timeout in the guardian-loss test: far beyond the tree's start-up on a loaded box. */
 const RUN_TIMEOUT_SECONDS = 30;

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { ensureStateDir, listLeases, RUN_ID_ENV, type StatePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI_MAIN, runCli } from '../../../test-support/cli-helpers.js';
 import {
   fixturePath,
   isRunning,
@@ -25,7 +26,6 @@ import {
   NO_SURVIVOR_WAIT_MS,
   scanRunSurvivors,
 } from '../../../test-support/lease-helpers.js';
-import { assertBuilt, CLI_MAIN, runCli } from './cli-helpers.js';
 
 /** Node start-ups of CLI, guardian and a 6-process tree, plus a graceful kill, on a loaded 2-core box. */
 const CLI_TEST_TIMEOUT_MS = 90_000;

@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runCli } from '../../../test-support/cli-helpers.js';
 import {
   isRunning,
   pollUntil,
@@ -8,7 +9,6 @@ import {
   startTimeOf,
   useProcessTracker,
 } from '../../../test-support/index.js';
-import { assertBuilt, runCli } from './cli-helpers.js';
 
 interface PsNode {
   pid: number;

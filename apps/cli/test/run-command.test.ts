@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runCli, startCli } from '../../../test-support/cli-helpers.js';
 import {
   fixturePath,
   isRunning,
@@ -12,7 +13,6 @@ import {
   removeTempDir,
   useProcessTracker,
 } from '../../../test-support/index.js';
-import { assertBuilt, runCli, startCli } from './cli-helpers.js';
 
 const JSON_FIELDS = [
   'classification',

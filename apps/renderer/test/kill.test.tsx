@@ -16,6 +16,11 @@ function renderKillUi() {
   );
 }
 
+/** Activity starts folded to one line; a person opens it to read the timeline. */
+async function openActivity() {
+  fireEvent.click(await screen.findByRole('button', { name: /Activity/, expanded: false }));
+}
+
 const seen = { pid: 100, startTime: '10000' };
 
 describe('killing a tree', () => {
@@ -26,7 +31,10 @@ describe('killing a tree', () => {
       useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
     );
     expect(screen.getByRole('dialog').textContent).toContain('10000');
+    // Cancel, not the destructive button, has the focus: Enter alone never kills.
+    expect(document.activeElement?.textContent).toBe('Cancel');
     fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await openActivity();
     await waitFor(() => expect(screen.getByText(/^Tree of pid 100 .*: Killed 1 process$/)).toBeTruthy());
     expect(sent).toEqual([{ type: 'killTree', target: seen }]);
     const timeline = document.querySelectorAll('.tl-action');
@@ -50,6 +58,7 @@ describe('killing a tree', () => {
       useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
     );
     fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await openActivity();
     await waitFor(() => expect(screen.getByText(message)).toBeTruthy());
     expect(screen.getByText(/Nothing was signalled/)).toBeTruthy();
     expect(document.querySelector('.outcome-refused')).not.toBeNull();
@@ -67,6 +76,7 @@ describe('killing a tree', () => {
       useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'subtree', runId: null }),
     );
     fireEvent.click(screen.getByRole('button', { name: 'Kill subtree' }));
+    await openActivity();
     await waitFor(() => expect(screen.getByText('stale identity: pid 100 is not the process you saw')).toBeTruthy());
     expect(screen.getByText(/Subtree of pid 100.*refused/)).toBeTruthy();
   });

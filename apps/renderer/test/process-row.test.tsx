@@ -13,9 +13,28 @@ describe('process rows', () => {
     const row = document.querySelector('[data-pid="101"]') as HTMLElement;
     expect(row.className).toContain('zombie');
     expect(row.textContent).toContain('zombie');
-    expect(row.textContent).toContain('not reaped by 100 sleep');
+    expect(row.textContent).toContain('not reaped by 100 (run root · sleep)');
     const parentRow = document.querySelector('[data-pid="100"]') as HTMLElement;
     expect(parentRow.textContent).not.toContain('zombie');
+  });
+
+  it("names the lease's guardian when it is the one not reaping (the root's parent adopts orphans)", () => {
+    const root = makeProcess({ pid: 100, ppid: 50, command: 'node' });
+    const adopted = makeProcess({ pid: 102, ppid: 50, state: 'Z', command: 'sh' });
+    const other = makeProcess({ pid: 103, ppid: 102, state: 'Z', command: 'sleep' });
+    render(<ProcessTree runId="run-1" processes={[root, adopted, other]} rootPid={100} label="tree" />);
+    expect(document.querySelector('[data-pid="102"]')?.textContent).toContain(
+      "not reaped by 50 (the lease's guardian)",
+    );
+    expect(document.querySelector('[data-pid="103"]')?.textContent).toContain('not reaped by 102 (sh)');
+  });
+
+  it('keeps the escape kind the host decided, even when the root is gone', () => {
+    // The root exited; against the parent the comparison alone would say "own group".
+    const parent = makeProcess({ pid: 101, ppid: 1, pgid: 101, sid: 90 });
+    const escaper = makeProcess({ pid: 102, ppid: 101, pgid: 101, sid: 90, escaped: true, escapedInto: 'session' });
+    render(<ProcessTree runId="run-1" processes={[parent, escaper]} rootPid={100} label="tree" />);
+    expect(document.querySelector('[data-pid="102"]')?.textContent).toContain('escaped · own session');
   });
 
   it('marks a descendant that escaped into its own session', () => {

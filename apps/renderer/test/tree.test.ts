@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { identityKey } from '../src/model/identity';
-import { filterSystemRows, flattenTree } from '../src/model/tree';
+import { filterSystemRows, flattenTree, type SystemSortKey, sortSystemRows } from '../src/model/tree';
 import { makeProcess } from './fixtures';
 
 const root = makeProcess({ pid: 100, ppid: 1 });
@@ -51,5 +51,38 @@ describe('filterSystemRows', () => {
   it('matches an exact pid', () => {
     const rows = filterSystemRows(table, { text: '130', filter: 'all', uid: null }, new Set());
     expect(rows.at(-1)?.node.pid).toBe(130);
+  });
+});
+
+describe('system rows: context and sorting', () => {
+  const table = new Map(
+    [
+      root,
+      childA,
+      childB,
+      grandchild,
+      makeProcess({ pid: 140, ppid: 1, cpuPercent: 90, rssBytes: 1, startedAtMs: 5 }),
+      makeProcess({ pid: 150, ppid: 1, cpuPercent: 0, rssBytes: 9e9, startedAtMs: 1 }),
+    ].map((node) => [identityKey(node), node]),
+  );
+
+  it('marks the ancestors a search shows only to place a match, and not the match', () => {
+    const rows = filterSystemRows(table, { text: 'sleep', filter: 'all', uid: null }, new Set());
+    expect(rows.map((row) => [row.node.pid, row.context === true])).toEqual([
+      [100, true],
+      [110, false],
+    ]);
+  });
+
+  it('sorts flat by CPU, memory, age or pid, ties by pid, and keeps only matches', () => {
+    const query = { text: '', filter: 'all' as const, uid: null };
+    const pids = (key: SystemSortKey, direction: 'ascending' | 'descending') =>
+      sortSystemRows(table, query, { key, direction }).map((row) => row.node.pid);
+    expect(pids('cpu', 'descending')).toEqual([140, 100, 110, 120, 130, 150]);
+    expect(pids('memory', 'descending')[0]).toBe(150);
+    expect(pids('age', 'descending')[0]).toBe(150); // started first: the oldest
+    expect(pids('pid', 'ascending')).toEqual([100, 110, 120, 130, 140, 150]);
+    const rows = sortSystemRows(table, { ...query, text: 'sleep' }, { key: 'pid', direction: 'ascending' });
+    expect(rows.map((row) => [row.node.pid, row.depth, row.parent?.pid])).toEqual([[110, 0, 100]]);
   });
 });

@@ -6,6 +6,7 @@ export * from './lease/index.js';
 export * from './ledger/index.js';
 export * from './orphans/index.js';
 export * from './ownership/index.js';
+export * from './ports/index.js';
 export * from './run/index.js';
 export { capabilityWarnings, type NativeCapabilities, readNativeCapabilities } from './runtime/capabilities.js';
 export {

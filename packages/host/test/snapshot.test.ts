@@ -52,6 +52,28 @@ describe('run membership', () => {
     expect(membership.isMember({ pid: 11, startTime: '9999' })).toBe(false);
   });
 
+  it('says why each member belongs, and keeps the evidence and escape kind once decided', () => {
+    const membership = createMembership(() => root);
+    membership.update(table(root, entry(11, 10), entry(12, 11, { pgid: 12, sid: 12 }), entry(13, 11, { pgid: 13 })));
+    const of = (pid: number) => membership.entries().find((e) => e.pid === pid) as ProcessEntry;
+    expect(membership.evidenceOf(of(10))[0]).toContain("the run's root");
+    expect(membership.evidenceOf(of(12))).toEqual([
+      'child of pid 11 (node), a member with the same identity when first seen',
+    ]);
+    expect(membership.escapeOf(of(12))).toBe('session');
+    expect(membership.escapeOf(of(13))).toBe('group');
+    expect(membership.escapeOf(of(11))).toBeNull();
+    // 11 exits and 12 is reparented: the admission stays, and the reparenting is said.
+    membership.update(table(root, entry(12, 1, { pgid: 12, sid: 12 })));
+    expect(membership.evidenceOf(of(12))).toEqual([
+      'child of pid 11 (node), a member with the same identity when first seen',
+      'its parent exited; reparented to pid 1, still a member by identity',
+    ]);
+    expect(membership.escapeOf(of(12))).toBe('session');
+    // A stranger is never described as a member.
+    expect(membership.evidenceOf(entry(99, 1))).toEqual([]);
+  });
+
   it('waits for a root identity that arrives later', () => {
     let known: { pid: number; startTime: string } | null = null;
     const membership = createMembership(() => known);

@@ -4,16 +4,19 @@
  */
 import { z } from 'zod';
 import {
+  activityEntrySchema,
   historyEntrySchema,
   identitySchema,
   killReportSchema,
   processNodeSchema,
+  runLimitsSchema,
   scenarioInfoSchema,
 } from './model.js';
 import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from './vocabulary.js';
 
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
+export const MAX_ACTIVITY_ENTRIES = 100;
 const MAX_ARGS = 256;
 const MAX_ARG_LENGTH = 8192;
 
@@ -27,14 +30,26 @@ export const commandSchema = z.discriminatedUnion('type', [
     cwd: z.string().max(4096).optional(),
     timeoutSeconds: z.number().min(MIN_TIMEOUT_SECONDS).max(MAX_TIMEOUT_SECONDS),
     leaseName: z.string().min(1).max(128).optional(),
+    limits: runLimitsSchema.optional(),
   }),
   /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
   z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),
   z.object({ type: z.literal('retryRun'), runId: z.string().min(1).max(128) }),
   z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
-  z.object({ type: z.literal('cleanOrphans'), runId: z.string().min(1).max(128).optional() }),
+  /** Ends leaked trees of runs on record; `unregistered` ones only with `includeUnregistered: true`. */
+  z.object({
+    type: z.literal('cleanOrphans'),
+    runId: z.string().min(1).max(128).optional(),
+    includeUnregistered: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('listScenarios') }),
-  z.object({ type: z.literal('runScenario'), name: z.string().min(1).max(128), naive: z.boolean().optional() }),
+  z.object({
+    type: z.literal('runScenario'),
+    name: z.string().min(1).max(128),
+    naive: z.boolean().optional(),
+    /** 'slow': scenarios that end by timeout get longer timeouts, so a person can watch. */
+    pace: z.enum(['normal', 'slow']).optional(),
+  }),
   z.object({
     type: z.literal('setPollInterval'),
     intervalMs: z.number().int().min(MIN_POLL_INTERVAL_MS).max(MAX_POLL_INTERVAL_MS),
@@ -42,11 +57,18 @@ export const commandSchema = z.discriminatedUnion('type', [
   /** The system-wide table is polled only while a view shows it. */
   z.object({ type: z.literal('watchSystem'), enabled: z.boolean() }),
   z.object({ type: z.literal('getHistory'), limit: z.number().int().min(1).max(1000).optional() }),
+  /** The ledger's most recent run endings and kills, newest first, to restore Activity after a reload. */
+  z.object({ type: z.literal('getActivity'), limit: z.number().int().min(1).max(MAX_ACTIVITY_ENTRIES).optional() }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
 
-const runStartedSchema = z.object({ runId: z.string(), leaseId: z.string() });
+const runStartedSchema = z.object({
+  runId: z.string(),
+  leaseId: z.string(),
+  /** Set when the run could not even start (missing binary, launch failure): the engine's message. */
+  launchError: z.string().nullable().optional(),
+});
 
 /** What each command answers on success. */
 export const commandResultSchemas = {
@@ -60,6 +82,7 @@ export const commandResultSchemas = {
   setPollInterval: z.object({ intervalMs: z.number().int() }),
   watchSystem: z.object({ enabled: z.boolean(), processes: z.array(processNodeSchema) }),
   getHistory: z.object({ entries: z.array(historyEntrySchema) }),
+  getActivity: z.object({ entries: z.array(activityEntrySchema) }),
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;

@@ -16,6 +16,10 @@ export const CLASSIFICATIONS = [
   'usage_limit',
   'auth_failure',
   'cancelled',
+  'memory_limit',
+  'process_limit',
+  'cpu_limit',
+  'stalled',
 ] as const;
 export type Classification = (typeof CLASSIFICATIONS)[number];
 

@@ -8,6 +8,7 @@ import { startRun as engineStartRun, RUN_ID_ENV, type Run, type RunSpec, withDea
 import { findScenario } from './catalog.js';
 import { concludeScenario } from './conclude.js';
 import { runNaive } from './naive.js';
+import { pacedDefinition, type ScenarioPace } from './pace.js';
 import { type ScenarioResult, type ScenarioStep, skippedResult } from './result.js';
 import { createSandbox } from './sandbox.js';
 import { createSession, type Session } from './session.js';
@@ -19,6 +20,8 @@ export const INTERRUPT_WAIT_MS = 30_000;
 
 export interface ScenarioRunOptions {
   readonly naive?: boolean;
+  /** 'slow' stretches the timeouts of scenarios that end by timeout, for a person to watch. */
+  readonly pace?: ScenarioPace;
   /** Starts runs; default the engine's `startRun`. The app passes its lease's `startRun`. */
   readonly startRun?: (spec: RunSpec) => Run;
   /** Live narration, step by step. */
@@ -82,7 +85,7 @@ export function unavailableReason(definition: ScenarioDefinition): string | null
 }
 
 export function startScenario(name: string, options: ScenarioRunOptions = {}): ScenarioExecution {
-  const definition = findScenario(name);
+  const definition = pacedDefinition(findScenario(name), options.pace);
   const mode: ScenarioMode = options.naive === true ? 'naive' : 'treewarden';
   const reason = unavailableReason(definition);
   if (reason !== null) {

@@ -11,5 +11,6 @@ export {
 } from './execute.js';
 export { formatScenarioIntro, formatScenarioList, formatScenarioResult, formatStep } from './format.js';
 export { listScenarios } from './list.js';
+export { isPaceable, pacedDefinition, type ScenarioPace, SLOW_PACE_FACTOR } from './pace.js';
 export type { CleanupReport, ScenarioResult, ScenarioStep, SurvivorInfo } from './result.js';
 export type * from './types.js';

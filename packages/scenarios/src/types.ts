@@ -4,7 +4,7 @@
  * tests. A definition says what goes wrong, what a naive tool does, what Treewarden does, what
  * outcome to expect, and the hard bounds the scenario must stay within.
  */
-import type { Classification, KillTimelineEntry, Run, RunSpec } from '@treewarden/engine';
+import type { Classification, KillTimelineEntry, Run, RunLimits, RunSpec } from '@treewarden/engine';
 
 export interface ScenarioExpectation {
   readonly classification: Classification;
@@ -60,6 +60,8 @@ export interface WorkerPlan {
   readonly graceSeconds?: number;
   readonly env?: Readonly<Record<string, string>>;
   readonly output?: RunSpec['output'];
+  /** Runaway limits under Treewarden; the naive tool has only the timeout. */
+  readonly limits?: RunLimits;
 }
 
 /** A fixture report (`{"role","pid","ppid",...}`), as fixtures write them. */

@@ -2,7 +2,13 @@
 import { scenarioInfoSchema } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { findScenario, listScenarios, runScenario, SCENARIOS, UnknownScenarioError } from '../src/index.js';
-import { ESCAPE_SCENARIOS, OUTPUT_SCENARIOS, PRIVILEGED_SCENARIOS, SIGNAL_SCENARIOS } from './support.js';
+import {
+  ESCAPE_SCENARIOS,
+  LIMIT_SCENARIOS,
+  OUTPUT_SCENARIOS,
+  PRIVILEGED_SCENARIOS,
+  SIGNAL_SCENARIOS,
+} from './support.js';
 
 describe('scenario catalog', () => {
   it('has unique names and a full description for every scenario', () => {
@@ -19,7 +25,13 @@ describe('scenario catalog', () => {
   });
 
   it('every scenario is exercised by one of the scenario test files', () => {
-    const tested = [...ESCAPE_SCENARIOS, ...SIGNAL_SCENARIOS, ...OUTPUT_SCENARIOS, ...PRIVILEGED_SCENARIOS].sort();
+    const tested = [
+      ...ESCAPE_SCENARIOS,
+      ...SIGNAL_SCENARIOS,
+      ...OUTPUT_SCENARIOS,
+      ...LIMIT_SCENARIOS,
+      ...PRIVILEGED_SCENARIOS,
+    ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });
 

@@ -11,6 +11,7 @@ import {
   cleanOrphans,
   findOrphans,
   type OrphanGroup,
+  settleEndedRuns,
   statePaths,
   survivorsOf,
 } from '@treewarden/engine';
@@ -95,6 +96,8 @@ async function main(argv: readonly string[]): Promise<number> {
         })
       : null;
   const survivors = cleaned !== null ? survivorsOf(cleaned) : [];
+  // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
+  settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : scan, { paths });
   if (values.json === true) {
     const body = {
       groups: scan.groups.map(groupJson),

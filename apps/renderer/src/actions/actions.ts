@@ -2,7 +2,7 @@
  * What the buttons do: each sends one command through the host and records its outcome in the
  * store. Nothing here decides whether a kill is safe; the host revalidates every identity.
  */
-import type { Identity, KillReport } from '@treewarden/protocol';
+import type { ActivityEntry, Identity, KillReport, RunLimitsInput } from '@treewarden/protocol';
 import { identityKey } from '../model/identity';
 import { useAppStore } from '../store/store';
 import type { ActionKind, KillRequest } from '../store/types';
@@ -64,11 +64,12 @@ export async function retryRun(runId: string): Promise<void> {
     const reply = await send<'retryRun'>({ type: 'retryRun', runId });
     if (!reply.ok) return pushFailure('retry', `Retry of ${runId} failed`, reply.error, runId);
     store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    const failed = reply.result.launchError ?? null;
     store.getState().pushOutcome({
       kind: 'retry',
-      ok: true,
-      title: `Retried ${runId} as ${reply.result.runId}`,
-      message: null,
+      ok: failed === null,
+      title: failed === null ? `Retried ${runId} as ${reply.result.runId}` : `Retry of ${runId} could not start`,
+      message: failed,
       classification: null,
       reports: [],
       runId: reply.result.runId,
@@ -95,9 +96,18 @@ export async function releaseLease(leaseId: string, name: string): Promise<void>
   });
 }
 
-export async function cleanOrphans(runId?: string): Promise<void> {
-  await track(`clean:${runId ?? 'all'}`, 'Cleaning…', async () => {
-    const reply = await send<'cleanOrphans'>(runId ? { type: 'cleanOrphans', runId } : { type: 'cleanOrphans' });
+/** Cleans leaks of runs on record; `unregistered` trees only when asked for, separately. */
+export function cleanKey(runId?: string, includeUnregistered = false): string {
+  return `clean:${runId ?? 'all'}${includeUnregistered ? ':unregistered' : ''}`;
+}
+
+export async function cleanOrphans(runId?: string, includeUnregistered = false): Promise<void> {
+  await track(cleanKey(runId, includeUnregistered), 'Cleaning…', async () => {
+    const reply = await send<'cleanOrphans'>({
+      type: 'cleanOrphans',
+      ...(runId ? { runId } : {}),
+      ...(includeUnregistered ? { includeUnregistered } : {}),
+    });
     if (!reply.ok) return pushFailure('clean', 'Orphan cleanup failed', reply.error, runId ?? null);
     const { kills } = reply.result;
     const failed = kills.filter((kill) => kill.result === 'kill_failed' || kill.result === 'refused');
@@ -126,6 +136,8 @@ export interface StartRunForm {
   cwd: string;
   timeoutSeconds: number;
   leaseName: string;
+  /** Runaway limits, already checked against the protocol's bounds by the form. */
+  limits?: RunLimitsInput;
 }
 
 export async function startRun(form: StartRunForm): Promise<boolean> {
@@ -137,6 +149,7 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
       timeoutSeconds: form.timeoutSeconds,
       ...(form.cwd ? { cwd: form.cwd } : {}),
       ...(form.leaseName ? { leaseName: form.leaseName } : {}),
+      ...(form.limits === undefined ? {} : { limits: form.limits }),
     });
     if (!reply.ok) {
       pushFailure('start', `Could not start ${form.command}`, reply.error);
@@ -144,11 +157,16 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
     }
     store.getState().setView('runs');
     store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    // The host answers for the start itself: a program that could not be launched is no success.
+    const failed = reply.result.launchError ?? null;
     store.getState().pushOutcome({
       kind: 'start',
-      ok: true,
-      title: `Started ${form.command} as ${reply.result.runId}`,
-      message: null,
+      ok: failed === null,
+      title:
+        failed === null
+          ? `Started ${form.command} as ${reply.result.runId}`
+          : `Could not start ${form.command} (${reply.result.runId})`,
+      message: failed,
       classification: null,
       reports: [],
       runId: reply.result.runId,
@@ -157,16 +175,20 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
   });
 }
 
-export async function runScenario(name: string, naive = false): Promise<void> {
-  await track(`scenario:${name}`, 'Starting…', async () => {
-    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive });
+export async function runScenario(name: string, naive = false, pace: 'normal' | 'slow' = 'normal'): Promise<void> {
+  await track(`scenario:${name}${naive ? ':naive' : ''}`, 'Starting…', async () => {
+    const reply = await send<'runScenario'>({ type: 'runScenario', name, naive, pace });
     if (!reply.ok) return pushFailure('scenario', `Scenario ${name} did not start`, reply.error);
-    store.getState().setView('runs');
-    store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    store.getState().noteScenarioLaunch(name, naive, reply.result.runId, pace);
+    // A naive worker is no leased run: its card, not the Runs tab, shows what it left behind.
+    if (!naive) {
+      store.getState().setView('runs');
+      store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    }
     store.getState().pushOutcome({
       kind: 'scenario',
       ok: true,
-      title: `Scenario ${name} started as ${reply.result.runId}`,
+      title: `Scenario ${name}${naive ? ' (naive)' : ''}${pace === 'slow' ? ' at a slow pace' : ''} started as ${reply.result.runId}`,
       message: null,
       classification: null,
       reports: [],
@@ -184,6 +206,30 @@ export async function loadScenarios(): Promise<void> {
 export async function loadHistory(): Promise<void> {
   const reply = await send<'getHistory'>({ type: 'getHistory', limit: 200 });
   if (reply.ok) store.getState().setHistory(reply.result.entries);
+}
+
+const ACTIVITY_KINDS: Record<ActivityEntry['kind'], ActionKind> = {
+  run_end: 'runEnded',
+  kill: 'kill',
+  lease_end: 'release',
+};
+
+/** Restores Activity from the ledger's recent records (after a reload the store starts empty). */
+export async function loadActivity(): Promise<void> {
+  const reply = await send<'getActivity'>({ type: 'getActivity' });
+  if (!reply.ok) return;
+  store.getState().restoreOutcomes(
+    reply.result.entries.map((entry) => ({
+      kind: ACTIVITY_KINDS[entry.kind],
+      atMs: entry.atMs,
+      ok: entry.ok,
+      title: entry.title,
+      message: entry.message,
+      classification: entry.classification,
+      reports: [],
+      runId: entry.runId,
+    })),
+  );
 }
 
 /** The system table is polled by the host only while the system view is visible. */

@@ -1,5 +1,10 @@
-/** Outcomes of actions and run endings, newest first; the newest one shows its kill timeline. */
-import { useState } from 'react';
+/**
+ * Outcomes of actions and run endings, newest first. Compact by default: one line with the newest
+ * outcome, which expands into the list (newest at the top, scrolled into view when one arrives).
+ * After a reload the ledger's recent endings and kills are restored.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { loadActivity } from '../actions/actions';
 import { formatClock } from '../model/format';
 import { useAppStore } from '../store/store';
 import type { Outcome } from '../store/types';
@@ -12,7 +17,7 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
     outcome.reports.some((report) => report.result === 'refused') || (!outcome.ok && outcome.kind === 'kill');
   return (
     <li
-      className={`outcome ${outcome.ok ? 'outcome-ok' : 'outcome-bad'}${refused ? ' outcome-refused' : ''}`}
+      className={`outcome ${outcome.ok ? 'outcome-ok' : 'outcome-bad'}${refused ? ' outcome-refused' : ''}${outcome.restored ? ' outcome-restored' : ''}`}
       data-kind={outcome.kind}
     >
       <div className="outcome-head">
@@ -20,9 +25,20 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
         <span className={`outcome-icon ${outcome.ok ? 'good' : 'bad'}`} aria-hidden="true">
           {outcome.ok ? '✓' : '✕'}
         </span>
-        <button type="button" className="outcome-title" onClick={onToggle} aria-expanded={expanded}>
+        <button
+          type="button"
+          className="outcome-title"
+          onClick={onToggle}
+          aria-expanded={expanded}
+          title={outcome.title}
+        >
           {outcome.title}
         </button>
+        {outcome.restored ? (
+          <span className="muted outcome-source" title="Restored from the ledger after a reload">
+            ledger
+          </span>
+        ) : null}
         {outcome.classification ? <ClassificationBadge classification={outcome.classification} /> : null}
         <button type="button" className="btn btn-xs btn-ghost" aria-label="Dismiss" onClick={() => dismiss(outcome.id)}>
           ✕
@@ -45,22 +61,72 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
 /** Among this many newest outcomes, those with kill reports start expanded. */
 const EXPANDED_RECENT = 3;
 
+/** The newest outcome on one line: what the strip shows while the panel is folded. */
+function LatestLine({ outcome }: { outcome: Outcome }) {
+  return (
+    <span
+      className={`activity-latest ${outcome.ok ? 'good' : 'bad'}`}
+      data-testid="activity-latest"
+      title={outcome.message ?? outcome.title}
+    >
+      <span className="outcome-time">{formatClock(outcome.atMs)}</span>
+      <span className={`outcome-icon ${outcome.ok ? 'good' : 'bad'}`} aria-hidden="true">
+        {outcome.ok ? '✓' : '✕'}
+      </span>
+      <span className="activity-latest-text">
+        {outcome.title}
+        {outcome.message ? ` — ${outcome.message}` : ''}
+      </span>
+      {outcome.classification ? <ClassificationBadge classification={outcome.classification} /> : null}
+    </span>
+  );
+}
+
 export function ActivityPanel() {
   const outcomes = useAppStore((state) => state.outcomes);
-  const [open, setOpen] = useState(true);
-  // The user's own expand/collapse choices; everything else follows EXPANDED_BY_DEFAULT.
+  const connected = useAppStore((state) => state.connection.status === 'open');
+  const [open, setOpen] = useState(false);
+  // The user's own expand/collapse choices; everything else follows EXPANDED_RECENT.
   const [toggled, setToggled] = useState<ReadonlyMap<number, boolean>>(() => new Map());
-  if (outcomes.length === 0) return null;
+  const list = useRef<HTMLOListElement>(null);
+  const newestId = outcomes[0]?.id ?? null;
+
+  useEffect(() => {
+    if (connected) void loadActivity();
+  }, [connected]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll when a new outcome arrives (newestId) or the list opens
+  useEffect(() => {
+    // scrollTop, not scrollTo(): jsdom has no scrolling methods.
+    if (list.current) list.current.scrollTop = 0;
+  }, [newestId, open]);
+
+  const newest = outcomes[0];
+  if (!newest) return null;
   return (
-    <section className={`activity${open ? '' : ' closed'}`} aria-label="Activity">
+    <section className={`activity${open ? ' open' : ' closed'}`} aria-label="Activity">
       <header className="activity-head">
-        <button type="button" className="btn btn-xs btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open}>
-          {open ? '▾' : '▸'} Activity
+        <button
+          type="button"
+          className="btn btn-xs btn-ghost activity-toggle"
+          onClick={() => setOpen(!open)}
+          aria-expanded={open}
+          title={open ? 'Fold the activity list' : 'Show every recent outcome'}
+        >
+          {open ? '▾' : '▸'} Activity <span className="muted">{outcomes.length}</span>
         </button>
-        <span className="muted">{outcomes.length}</span>
+        {open ? null : (
+          <button
+            type="button"
+            className="activity-strip"
+            onClick={() => setOpen(true)}
+            title="Show every recent outcome"
+          >
+            <LatestLine outcome={newest} />
+          </button>
+        )}
       </header>
       {open ? (
-        <ol className="outcomes">
+        <ol className="outcomes" ref={list}>
           {outcomes.map((outcome, index) => {
             // Recent kills show their timeline unless the user chose otherwise.
             const expanded = toggled.get(outcome.id) ?? (index < EXPANDED_RECENT && outcome.reports.length > 0);

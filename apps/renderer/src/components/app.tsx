@@ -2,6 +2,8 @@
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
+import { CleanConfirm } from './clean-confirm';
+import { ConfirmAction } from './confirm-action';
 import { HistoryView } from './history-view';
 import { KillConfirm } from './kill-confirm';
 import { LeaseView } from './lease-view';
@@ -49,6 +51,8 @@ export function App() {
         {showDetails ? <RunDetails /> : null}
       </div>
       <KillConfirm />
+      <CleanConfirm />
+      <ConfirmAction />
       <StartRunDialog />
     </div>
   );

@@ -1,38 +1,38 @@
 /** Every kill passes through this confirmation, which repeats the exact identity the user saw. */
-import { useEffect, useRef } from 'react';
 import { killTree } from '../actions/actions';
+import { formatWallClock } from '../model/format';
 import { useAppStore } from '../store/store';
-import { syncDialog } from './sync-dialog';
+import { ConfirmDialog } from './confirm-dialog';
 
 export function KillConfirm() {
   const request = useAppStore((state) => state.confirmKill);
   const askKill = useAppStore((state) => state.askKill);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const confirmButton = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    if (syncDialog(dialog.current, request !== null)) confirmButton.current?.focus();
-  }, [request]);
-
   const confirm = () => {
     if (!request) return;
     askKill(null);
     void killTree(request);
   };
-
+  const subtree = request?.scope === 'subtree';
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-label="Confirm kill"
+    <ConfirmDialog
+      label="Confirm kill"
+      open={request !== null}
+      title={`Kill ${subtree ? 'this subtree' : 'this tree'}?`}
+      confirmLabel={`Kill ${subtree ? 'subtree' : 'tree'}`}
+      onConfirm={confirm}
       onCancel={() => askKill(null)}
-      onClose={() => askKill(null)}
     >
       {request ? (
-        <div className="dialog-body">
-          <h3>Kill {request.scope === 'subtree' ? 'this subtree' : 'this tree'}?</h3>
+        <>
           <p>
-            pid <strong>{request.target.pid}</strong> started at <code>{request.target.startTime}</code>
+            pid <strong>{request.target.pid}</strong>
+            {request.startedAtMs !== undefined ? (
+              <>
+                {' '}
+                started <strong data-testid="kill-started">{formatWallClock(request.startedAtMs)}</strong>
+              </>
+            ) : null}{' '}
+            <span className="muted">(identity {request.target.startTime})</span>
           </p>
           <p className="dialog-command">
             <code>{request.command}</code>
@@ -41,16 +41,8 @@ export function KillConfirm() {
             Treewarden re-reads the process table first and refuses if this pid is no longer the process you saw. It
             sends SIGTERM, waits, then SIGKILL to every owned group, deepest first, and verifies.
           </p>
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => askKill(null)}>
-              Cancel
-            </button>
-            <button ref={confirmButton} type="button" className="btn btn-danger" onClick={confirm}>
-              Kill {request.scope === 'subtree' ? 'subtree' : 'tree'}
-            </button>
-          </div>
-        </div>
+        </>
       ) : null}
-    </dialog>
+    </ConfirmDialog>
   );
 }

@@ -29,14 +29,31 @@ export interface ProcessRowProps {
 
 /** The confirmation request for a row's Kill button (or k / Delete), naming the command the user saw. */
 export function killRequestOf(node: ProcessNode, scope: KillRequest['scope'], runId: string | null): KillRequest {
-  return { target: identityOf(node), command: node.commandLine || node.command, scope, runId };
+  return {
+    target: identityOf(node),
+    command: node.commandLine || node.command,
+    scope,
+    runId,
+    startedAtMs: node.startedAtMs,
+  };
 }
 
+/** The host decides the kind once per identity; older hosts only say "escaped", so fall back to a comparison. */
 function escapeKind(node: ProcessNode, reference: ProcessNode | null): string {
-  if (!reference) return 'own group';
-  if (node.sid !== reference.sid) return 'own session';
-  if (node.pgid !== reference.pgid) return 'own group';
-  return 'own group';
+  if (node.escapedInto) return `own ${node.escapedInto}`;
+  return reference && node.sid !== reference.sid ? 'own session' : 'own group';
+}
+
+/**
+ * Who has not reaped a zombie, in words: the run's guardian (the parent of the run's root, which
+ * also adopts orphans), the run's root, its parent by name, or init.
+ */
+export function reaperName(node: ProcessNode, parent: ProcessNode | null, root: ProcessNode | null): string {
+  if (root && node.ppid === root.ppid && root.ppid > 1) return "the lease's guardian";
+  if (root && node.ppid === root.pid) return `run root · ${basename(root.command)}`;
+  if (parent) return basename(parent.command);
+  if (node.ppid === 1) return 'init';
+  return 'a process outside this run';
 }
 
 export function basename(command: string): string {
@@ -58,7 +75,8 @@ function ProcessRowView(props: ProcessRowProps) {
       aria-selected={active}
       aria-expanded={row.childCount > 0 ? !collapsed : undefined}
       data-pid={node.pid}
-      className={`prow${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}`}
+      className={`prow${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}${row.context ? ' context' : ''}`}
+      title={row.context ? 'Shown for context: an ancestor of a match, not a match itself' : undefined}
       onMouseDown={() => props.onActivate(row.key)}
     >
       <div className="cell cell-name">
@@ -81,24 +99,29 @@ function ProcessRowView(props: ProcessRowProps) {
           {displayArgs(node.commandLine)}
         </span>
         {zombie ? (
-          <span className="marker marker-zombie">
-            not reaped by {node.ppid}
-            {parent ? ` ${basename(parent.command)}` : ''}
+          <span
+            className="marker marker-zombie"
+            title={`Exited, but its parent (pid ${node.ppid}) has not collected its exit status`}
+          >
+            not reaped by {node.ppid} ({reaperName(node, parent, anchor)})
           </span>
         ) : null}
         {node.escaped ? (
-          <span className="marker marker-escaped" title="Left its run's process group or session (setsid / setpgid)">
+          <span
+            className="marker marker-escaped"
+            title={`Left its run's ${node.escapedInto === 'group' ? 'process group (setpgid)' : 'session (setsid)'}; still a member by identity`}
+          >
             ⇱ escaped · {escapeKind(node, anchor ?? parent)}
           </span>
         ) : null}
       </div>
-      <div className="cell num">{node.pid}</div>
-      <div className="cell">
+      <div className="cell num col-pid">{node.pid}</div>
+      <div className="cell col-state">
         <StateBadge state={node.state} />
       </div>
-      <div className="cell num">{zombie ? '–' : formatPercent(node.cpuPercent)}</div>
-      <div className="cell num">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
-      <div className="cell num">{formatDuration(nowMs - node.startedAtMs)}</div>
+      <div className="cell num col-cpu">{zombie ? '–' : formatPercent(node.cpuPercent)}</div>
+      <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
+      <div className="cell num col-age">{formatDuration(nowMs - node.startedAtMs)}</div>
       <div className="cell cell-actions">
         <button
           type="button"
@@ -117,15 +140,59 @@ function ProcessRowView(props: ProcessRowProps) {
 
 export const ProcessRow = memo(ProcessRowView);
 
-export function ProcessHeader() {
+export type SortKey = 'pid' | 'cpu' | 'memory' | 'age';
+export interface SortOrder {
+  key: SortKey;
+  direction: 'ascending' | 'descending';
+}
+
+interface ProcessHeaderProps {
+  /** Absent in run trees (small, always in tree order); the system view sorts by these columns. */
+  sort?: SortOrder | null;
+  onSort?(key: SortKey): void;
+}
+
+function HeaderCell({
+  label,
+  sortKey,
+  className,
+  props,
+}: {
+  label: string;
+  sortKey: SortKey;
+  className: string;
+  props: ProcessHeaderProps;
+}) {
+  const { sort, onSort } = props;
+  if (!onSort) return <div className={`cell ${className}`}>{label}</div>;
+  const current = sort?.key === sortKey ? sort.direction : 'none';
+  const arrow = current === 'ascending' ? ' ▲' : current === 'descending' ? ' ▼' : '';
   return (
-    <div className="prow prow-header" role="presentation">
-      <div className="cell cell-name">Process</div>
-      <div className="cell num">PID</div>
-      <div className="cell">State</div>
-      <div className="cell num">CPU %</div>
-      <div className="cell num">Memory</div>
-      <div className="cell num">Age</div>
+    // biome-ignore lint/a11y/useSemanticElements: the rows are CSS grid rows shared with a virtualised tree, not a <table>
+    // biome-ignore lint/a11y/useFocusableInteractive: the sort button inside takes the focus
+    <div className={`cell ${className}`} role="columnheader" aria-sort={current}>
+      <button type="button" className="sort" onClick={() => onSort(sortKey)} title={`Sort by ${label.toLowerCase()}`}>
+        {label}
+        {arrow}
+      </button>
+    </div>
+  );
+}
+
+export function ProcessHeader(props: ProcessHeaderProps = {}) {
+  const sortable = props.onSort !== undefined;
+  return (
+    <div className="prow prow-header" role={sortable ? 'row' : 'presentation'}>
+      <div className="cell cell-name" role={sortable ? 'columnheader' : undefined}>
+        Process
+      </div>
+      <HeaderCell label="PID" sortKey="pid" className="num col-pid" props={props} />
+      <div className="cell col-state" role={sortable ? 'columnheader' : undefined}>
+        State
+      </div>
+      <HeaderCell label="CPU %" sortKey="cpu" className="num col-cpu" props={props} />
+      <HeaderCell label="Memory" sortKey="memory" className="num col-mem" props={props} />
+      <HeaderCell label="Age" sortKey="age" className="num col-age" props={props} />
       <div className="cell cell-actions" />
     </div>
   );

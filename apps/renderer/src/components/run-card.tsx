@@ -1,34 +1,71 @@
 /** One run in the lease view: header (state, countdown, actions) above its live process tree. */
 import type { RunView } from '@treewarden/protocol';
 import { memo } from 'react';
-import { cleanOrphans, retryRun } from '../actions/actions';
+import { retryRun } from '../actions/actions';
 import { shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
 import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
+import { CopyButton, RunId } from './run-id';
+
+/** The last kill of this run when it did not do what was asked: refused, or something survived. */
+function killProblemOf(run: RunView): string | null {
+  const kill = run.lastKill;
+  if (kill === null) return null;
+  if (kill.result === 'refused')
+    return `Kill refused: ${(kill.error ?? 'the identity changed; nothing was signalled').replace(/^refused:\s*/, '')}`;
+  if (kill.result === 'kill_failed')
+    return `Kill failed: ${kill.error ?? `${kill.survivors.length} process(es) survived`}`;
+  return null;
+}
 
 function RunCardView({ run }: { run: RunView }) {
   const selected = useAppStore((state) => state.selectedRunId === run.id);
   const selectRun = useAppStore((state) => state.selectRun);
   const askKill = useAppStore((state) => state.askKill);
+  const askClean = useAppStore((state) => state.askClean);
   const retrying = useAppStore((state) => `retry:${run.id}` in state.pending);
   const rootNode = run.root ? run.processes.find((node) => node.pid === run.root?.pid) : undefined;
   const canKill = run.root !== null && run.phase !== 'ended';
+  const killRefusal =
+    run.root === null
+      ? 'Its root process is not known yet'
+      : run.phase === 'ended'
+        ? 'The run has ended: nothing of its own to kill'
+        : null;
   const commandLine = [run.command, ...run.args].join(' ');
+  // A cancel is what someone asked for: said plainly, not as a failure.
+  const failed = run.phase === 'ended' && run.classification !== 'ok' && run.classification !== 'cancelled';
+  const killProblem = killProblemOf(run);
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="run-head">
-        <button type="button" className="run-title" onClick={() => selectRun(run.id)} title="Show run details">
-          <span className={`dot dot-phase-${run.phase}`} />
-          <span className="run-id">{run.id}</span>
-          <span className="run-cmd" title={commandLine}>
+        <div className="run-title">
+          <button
+            type="button"
+            className="run-select"
+            onClick={() => selectRun(run.id)}
+            title={`${run.id}: show details`}
+          >
+            <span className={`dot ${run.unsupervised ? 'dot-dead' : `dot-phase-${run.phase}`}`} />
+            <RunId id={run.id} />
+          </button>
+          <CopyButton text={run.id} what="run id" />
+          <button type="button" tabIndex={-1} className="run-cmd" onClick={() => selectRun(run.id)} title={commandLine}>
             {shortenCommandLine(commandLine)}
-          </span>
-        </button>
+          </button>
+        </div>
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
             <ClassificationBadge classification={run.classification} />
+          ) : run.unsupervised ? (
+            <span
+              className="badge badge-bad"
+              title="Its lease holder and guardian are both dead: nothing enforces its timeout or ends its tree"
+            >
+              unsupervised
+            </span>
           ) : (
             <PhaseBadge phase={run.phase} />
           )}
@@ -36,13 +73,13 @@ function RunCardView({ run }: { run: RunView }) {
             <button
               type="button"
               className="badge badge-bad badge-button"
-              onClick={() => cleanOrphans(run.id)}
-              title="Processes of this run still alive after it ended: click to end them"
+              onClick={() => askClean({ runId: run.id })}
+              title="Processes of this run still alive after it ended or lost its supervisors: click to end them (asks first)"
             >
               {run.leakedCount} leaked · clean
             </button>
           ) : null}
-          <Countdown run={run} />
+          {run.unsupervised ? null : <Countdown run={run} />}
           <span className="run-count">
             {run.processes.length} process{run.processes.length === 1 ? '' : 'es'}
           </span>
@@ -52,6 +89,7 @@ function RunCardView({ run }: { run: RunView }) {
             type="button"
             className="btn btn-sm btn-danger"
             disabled={!canKill}
+            title={killRefusal ?? 'End this run’s whole tree (asks first)'}
             onClick={() => {
               if (run.root)
                 askKill({
@@ -59,6 +97,7 @@ function RunCardView({ run }: { run: RunView }) {
                   command: rootNode?.commandLine ?? commandLine,
                   scope: 'tree',
                   runId: run.id,
+                  ...(rootNode ? { startedAtMs: rootNode.startedAtMs } : {}),
                 });
             }}
           >
@@ -67,13 +106,24 @@ function RunCardView({ run }: { run: RunView }) {
           <button
             type="button"
             className="btn btn-sm"
-            disabled={run.phase !== 'ended' || retrying}
+            disabled={!run.retry.available || retrying}
+            title={run.retry.reason ?? 'Start the same command line again (same cwd, without its environment)'}
             onClick={() => retryRun(run.id)}
           >
             {retrying ? 'Retrying…' : 'Retry'}
           </button>
         </div>
       </header>
+      {killProblem ? (
+        <div className="run-reason run-reason-bad" data-testid="run-kill-problem">
+          {killProblem}
+        </div>
+      ) : null}
+      {run.endReason ? (
+        <div className={`run-reason${failed ? ' run-reason-bad' : ''}`} data-testid="run-end-reason">
+          {run.endReason}
+        </div>
+      ) : null}
       {run.phase === 'ended' && run.processes.length === 0 ? (
         <div className="tree-empty">
           Ended{run.exitCode !== null ? ` with exit code ${run.exitCode}` : ''}

@@ -1,6 +1,6 @@
 /** Facts about one system process (Enter on a row): the fields a kill decision needs. */
 import type { ProcessNode } from '@treewarden/protocol';
-import { formatBytes, formatClock } from '../model/format';
+import { formatBytes, formatWallClock } from '../model/format';
 import { stateName } from './badges';
 
 export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(): void }) {
@@ -17,7 +17,10 @@ export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(
       <dl className="kv kv-inline">
         <dt>Identity</dt>
         <dd>
-          {node.pid} · {node.startTime}
+          {node.pid} · started {formatWallClock(node.startedAtMs)}{' '}
+          <span className="muted" title="Start time in clock ticks since boot: the kernel's half of the identity">
+            ({node.startTime})
+          </span>
         </dd>
         <dt>Parent</dt>
         <dd>{node.ppid}</dd>
@@ -31,8 +34,6 @@ export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(
         <dd>{stateName(node.state)}</dd>
         <dt>Memory</dt>
         <dd>{formatBytes(node.rssBytes)}</dd>
-        <dt>Started</dt>
-        <dd>{formatClock(node.startedAtMs)}</dd>
         <dt>cwd</dt>
         <dd>
           <code>{node.cwd ?? 'unreadable'}</code>

@@ -11,9 +11,9 @@ import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
 import { isZombie } from '../model/identity';
-import { filterSystemRows, type SystemFilter, type TreeRow } from '../model/tree';
+import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
-import { killRequestOf, ProcessHeader, ProcessRow } from './process-row';
+import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
 import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
 
@@ -21,12 +21,24 @@ export const SYSTEM_ROW_HEIGHT = 26;
 /** Rows rendered beyond the viewport, so fast scrolling does not flash empty space. */
 const OVERSCAN_ROWS = 12;
 
-const FILTERS: Array<{ id: SystemFilter; label: string }> = [
-  { id: 'all', label: 'All' },
-  { id: 'mine', label: 'Mine' },
-  { id: 'zombies', label: 'Zombies' },
-  { id: 'escaped', label: 'Escaped' },
+const FILTERS: Array<{ id: SystemFilter; label: string; tip: string }> = [
+  { id: 'all', label: 'All', tip: 'Every process on the machine, as a tree' },
+  { id: 'mine', label: 'Mine', tip: "Processes of the user the host runs as (its runs' uid)" },
+  { id: 'zombies', label: 'Zombies', tip: 'Exited processes whose parent has not reaped them (state Z)' },
+  {
+    id: 'escaped',
+    label: 'Escaped',
+    tip: 'Members of a run that left its process group or session (setsid / setpgid)',
+  },
 ];
+
+/** Clicking a column header cycles: largest first, smallest first, back to the tree. */
+function nextSort(current: SortOrder | null, key: SortKey): SortOrder | null {
+  if (current?.key !== key) return { key, direction: key === 'pid' ? 'ascending' : 'descending' };
+  const first = key === 'pid' ? 'ascending' : 'descending';
+  if (current.direction === first) return { key, direction: first === 'ascending' ? 'descending' : 'ascending' };
+  return null;
+}
 
 export function SystemView() {
   const system = useAppStore((state) => state.system);
@@ -38,6 +50,7 @@ export function SystemView() {
   const [filter, setFilter] = useState<SystemFilter>('all');
   const [collapsed, toggle] = useCollapsed();
   const [inspectKey, setInspectKey] = useState<string | null>(null);
+  const [sort, setSort] = useState<SortOrder | null>(null);
   const deferredText = useDeferredValue(text);
   const nowMs = useNow();
   const scroller = useRef<HTMLDivElement>(null);
@@ -55,13 +68,15 @@ export function SystemView() {
   const myUid = useMemo(() => runUid ?? guessUid(useAppStore.getState().system), [runUid, shape]);
   // Rebuild the row order only when the tree's shape changed (or a search/filter needs the new
   // values); CPU/memory-only polls re-read the visible nodes from the table and touch nothing else.
-  const filtering = deferredText.trim() !== '' || filter !== 'all';
+  // A sort by CPU, memory or age follows the values, so it re-sorts on every poll too.
+  const filtering = deferredText.trim() !== '' || filter !== 'all' || sort !== null;
   const rowsTrigger = filtering ? system : shape;
   // biome-ignore lint/correctness/useExhaustiveDependencies: rowsTrigger stands for the table on purpose (see above)
-  const rows = useMemo(
-    () => filterSystemRows(useAppStore.getState().system, { text: deferredText, filter, uid: myUid }, collapsed),
-    [rowsTrigger, deferredText, filter, myUid, collapsed],
-  );
+  const rows = useMemo(() => {
+    const query = { text: deferredText, filter, uid: myUid };
+    const table = useAppStore.getState().system;
+    return sort ? sortSystemRows(table, query, sort) : filterSystemRows(table, query, collapsed);
+  }, [rowsTrigger, deferredText, filter, myUid, collapsed, sort]);
   const zombies = useMemo(() => {
     let count = 0;
     for (const node of system.values()) if (isZombie(node)) count += 1;
@@ -107,6 +122,7 @@ export function SystemView() {
               key={item.id}
               type="button"
               aria-pressed={filter === item.id}
+              title={item.tip}
               className={filter === item.id ? 'on' : ''}
               onClick={() => setFilter(item.id)}
             >
@@ -116,10 +132,11 @@ export function SystemView() {
         </fieldset>
         <span className="muted toolbar-count" data-testid="system-count">
           {rows.length === system.size ? `${system.size} processes` : `${rows.length} of ${system.size} shown`}
+          {filtering && !sort && rows.some((row) => row.context) ? ' · dimmed rows are ancestors' : ''}
           {zombies > 0 ? ` · ${zombies} zombie${zombies === 1 ? '' : 's'}` : ''}
         </span>
       </div>
-      <ProcessHeader />
+      <ProcessHeader sort={sort} onSort={(key) => setSort((current) => nextSort(current, key))} />
       <div
         ref={scroller}
         className="system-scroll ptree"
@@ -142,6 +159,22 @@ export function SystemView() {
         }
       >
         {system.size === 0 ? <div className="tree-empty">Reading the process table…</div> : null}
+        {system.size > 0 && rows.length === 0 ? (
+          <div className="tree-empty no-match" data-testid="system-empty">
+            No process matches{deferredText.trim() ? ` “${deferredText.trim()}”` : ''}
+            {filter !== 'all' ? ` in ${FILTERS.find((item) => item.id === filter)?.label ?? filter}` : ''}.{' '}
+            <button
+              type="button"
+              className="btn btn-xs"
+              onClick={() => {
+                setText('');
+                setFilter('all');
+              }}
+            >
+              Clear search and filter
+            </button>
+          </div>
+        ) : null}
         <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => {
             const row = rows[item.index];

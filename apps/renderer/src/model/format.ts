@@ -45,6 +45,17 @@ export function formatClock(epochMs: number): string {
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
+/** A moment a person can place: "today 15:27:54", else "2026-11-29 15:27:54" (local time). */
+export function formatWallClock(epochMs: number, nowMs: number = Date.now()): string {
+  const date = new Date(epochMs);
+  const now = new Date(nowMs);
+  const sameDay =
+    date.getFullYear() === now.getFullYear() && date.getMonth() === now.getMonth() && date.getDate() === now.getDate();
+  if (sameDay) return `today ${formatClock(epochMs)}`;
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return `${day} ${formatClock(epochMs)}`;
+}
+
 /** Offset inside a kill timeline, relative to its start: +0 ms, +2.01 s. */
 export function formatOffset(ms: number): string {
   return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(2)} s`;

@@ -12,6 +12,8 @@ export interface TreeRow {
   childCount: number;
   /** The parent row's node when the parent is in the same list (used to name the non-reaping parent). */
   parent: ProcessNode | null;
+  /** Shown only because a descendant matched the search or filter (set by filterSystemRows). */
+  context?: boolean;
 }
 
 /** Groups children by ppid, each group sorted by pid so rows do not jump between polls. */
@@ -99,5 +101,43 @@ export function filterSystemRows(
       current = current.ppid === current.pid ? undefined : byPid.get(current.ppid);
     }
   }
-  return flattenTree(keep.values(), collapsed);
+  const rows = flattenTree(keep.values(), collapsed);
+  for (const row of rows) if (!matchesQuery(row.node, query, needle)) row.context = true;
+  return rows;
+}
+
+export type SystemSortKey = 'pid' | 'cpu' | 'memory' | 'age';
+
+const SORT_VALUE: Record<SystemSortKey, (node: ProcessNode) => number> = {
+  pid: (node) => node.pid,
+  cpu: (node) => node.cpuPercent,
+  memory: (node) => node.rssBytes,
+  // Older processes started earlier: age grows as the start time shrinks.
+  age: (node) => -node.startedAtMs,
+};
+
+/**
+ * A flat list sorted by one column (ties broken by pid, so rows do not jump between polls).
+ * Sorting by CPU in a tree would bury a busy grandchild under an idle root, so sorted rows are flat
+ * and only the matches are listed (no ancestors for context).
+ */
+export function sortSystemRows(
+  nodes: Map<string, ProcessNode>,
+  query: SystemQuery,
+  sort: { key: SystemSortKey; direction: 'ascending' | 'descending' },
+): TreeRow[] {
+  const needle = query.text.trim().toLowerCase();
+  const value = SORT_VALUE[sort.key];
+  const sign = sort.direction === 'ascending' ? 1 : -1;
+  const byPid = new Map<number, ProcessNode>();
+  for (const node of nodes.values()) byPid.set(node.pid, node);
+  const matches = [...byPid.values()].filter((node) => matchesQuery(node, query, needle));
+  matches.sort((a, b) => sign * (value(a) - value(b)) || a.pid - b.pid);
+  return matches.map((node) => ({
+    key: identityKey(node),
+    node,
+    depth: 0,
+    childCount: 0,
+    parent: byPid.get(node.ppid) ?? null,
+  }));
 }

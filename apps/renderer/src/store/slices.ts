@@ -72,6 +72,8 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
   pending: {},
   outcomes: [],
   confirmKill: null,
+  confirmClean: null,
+  confirmAction: null,
   beginAction: (key, label) => set((state) => ({ pending: { ...state.pending, [key]: label } })),
   endAction: (key) =>
     set((state) => {
@@ -85,7 +87,18 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
       return { outcomes: [{ ...outcome, id: nextOutcomeId++, atMs: Date.now() }, ...kept].slice(0, MAX_OUTCOMES) };
     }),
   dismissOutcome: (id) => set((state) => ({ outcomes: state.outcomes.filter((outcome) => outcome.id !== id) })),
+  restoreOutcomes: (restored) =>
+    set((state) => {
+      const seen = new Set(state.outcomes.map((outcome) => `${outcome.atMs}:${outcome.title}`));
+      const fresh = restored
+        .filter((outcome) => !seen.has(`${outcome.atMs}:${outcome.title}`))
+        .map((outcome) => ({ ...outcome, id: nextOutcomeId++, restored: true }));
+      const merged = [...state.outcomes, ...fresh].sort((a, b) => b.atMs - a.atMs);
+      return { outcomes: merged.slice(0, MAX_OUTCOMES) };
+    }),
   askKill: (confirmKill) => set({ confirmKill }),
+  askClean: (confirmClean) => set({ confirmClean }),
+  askConfirm: (confirmAction) => set({ confirmAction }),
 });
 
 function readStoredTheme(): ThemePref {
@@ -97,8 +110,19 @@ function readStoredTheme(): ThemePref {
   }
 }
 
+/** Below this window width the details overlay the runs instead of sitting beside them (see layout.css). */
+export const DETAILS_DOCK_MIN_WIDTH = 1280;
+
+function startsNarrow(): boolean {
+  return (
+    typeof window !== 'undefined' && typeof window.innerWidth === 'number' && window.innerWidth < DETAILS_DOCK_MIN_WIDTH
+  );
+}
+
 export const createPrefsSlice: Slice<PrefsSlice> = (set) => ({
   theme: readStoredTheme(),
+  detailsFolded: startsNarrow(),
+  setDetailsFolded: (detailsFolded) => set({ detailsFolded }),
   view: 'runs',
   startFormOpen: false,
   setTheme: (theme) => {
@@ -121,6 +145,14 @@ export const createConnectionSlice: Slice<ConnectionSlice> = (set) => ({
 export const createCatalogSlice: Slice<CatalogSlice> = (set) => ({
   scenarios: null,
   history: null,
+  scenarioLaunches: {},
+  noteScenarioLaunch: (name, naive, runId, pace) =>
+    set((state) => ({
+      scenarioLaunches: {
+        ...state.scenarioLaunches,
+        [name]: { ...state.scenarioLaunches[name], [naive ? 'naive' : 'treewarden']: { runId, pace } },
+      },
+    })),
   setScenarios: (scenarios) => set({ scenarios }),
   setHistory: (history) => set({ history }),
 });

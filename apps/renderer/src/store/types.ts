@@ -43,6 +43,8 @@ export interface Outcome {
   classification: string | null;
   reports: KillReport[];
   runId: string | null;
+  /** Rebuilt from the ledger after a reload, not seen live by this window. */
+  restored?: boolean;
 }
 
 export interface KillRequest {
@@ -51,6 +53,22 @@ export interface KillRequest {
   command: string;
   scope: 'tree' | 'subtree';
   runId: string | null;
+  /** Wall-clock start of the target, shown instead of the kernel's clock ticks; absent when unknown. */
+  startedAtMs?: number;
+}
+
+/** A clean-up waiting for confirmation: every leaked process, or those of one run. */
+export interface CleanRequest {
+  runId: string | null;
+}
+
+/** A destructive action other than a single kill, waiting for the user's yes: it says what it will end. */
+export interface ConfirmRequest {
+  title: string;
+  /** What will end, one line each, shown before the user decides. */
+  lines: string[];
+  confirmLabel: string;
+  onConfirm(): void;
 }
 
 export interface ActionsSlice {
@@ -58,11 +76,17 @@ export interface ActionsSlice {
   pending: Record<string, string>;
   outcomes: Outcome[];
   confirmKill: KillRequest | null;
+  confirmClean: CleanRequest | null;
+  confirmAction: ConfirmRequest | null;
   beginAction(key: string, label: string): void;
   endAction(key: string): void;
   pushOutcome(outcome: Omit<Outcome, 'id' | 'atMs'>): void;
   dismissOutcome(id: number): void;
+  /** Adds ledger lines older than anything live, once each (a reconnect does not repeat them). */
+  restoreOutcomes(outcomes: Array<Omit<Outcome, 'id'>>): void;
   askKill(request: KillRequest | null): void;
+  askClean(request: CleanRequest | null): void;
+  askConfirm(request: ConfirmRequest | null): void;
 }
 
 export type ThemePref = 'system' | 'light' | 'dark';
@@ -71,6 +95,9 @@ export interface PrefsSlice {
   theme: ThemePref;
   view: ViewName;
   startFormOpen: boolean;
+  /** The run details folded to a rail (the default on narrow windows, where it would overlay the runs). */
+  detailsFolded: boolean;
+  setDetailsFolded(folded: boolean): void;
   setTheme(theme: ThemePref): void;
   setView(view: ViewName): void;
   setStartFormOpen(open: boolean): void;
@@ -83,9 +110,17 @@ export interface ConnectionSlice {
   setConnection(patch: Partial<ConnectionSlice['connection']>): void;
 }
 
+/** The latest launch of a scenario in each mode, so its card can tell the outcome. */
+export interface ScenarioLaunches {
+  treewarden?: { runId: string; pace: 'normal' | 'slow' };
+  naive?: { runId: string; pace: 'normal' | 'slow' };
+}
+
 export interface CatalogSlice {
   scenarios: ScenarioInfo[] | null;
   history: HistoryEntry[] | null;
+  scenarioLaunches: Record<string, ScenarioLaunches>;
+  noteScenarioLaunch(name: string, naive: boolean, runId: string, pace: 'normal' | 'slow'): void;
   setScenarios(scenarios: ScenarioInfo[]): void;
   setHistory(history: HistoryEntry[]): void;
 }

@@ -17,6 +17,9 @@ export interface LeaseRunInfo {
   readonly pid: number | null;
   readonly startTime: string | null;
   readonly startedAt: string;
+  /** Effective timeout and deadline; absent in files written before they were kept. */
+  readonly timeoutSeconds?: number;
+  readonly deadlineAt?: string;
   readonly endedAt?: string;
   readonly classification?: string;
   /** Descendants the run kept on purpose (`keepDescendants`): released from the lease. */

@@ -25,8 +25,18 @@ export interface OrphanGroup {
   readonly members: readonly MemberMatch[];
 }
 
+/** A run whose supervisor is gone and whose end nobody recorded (see settle-ended.ts). */
+export interface UnendedRun {
+  readonly runId: string;
+  readonly leaseId: string | null;
+  /** Why nothing supervises it any more. */
+  readonly why: string;
+}
+
 export interface OrphanScan {
   readonly groups: readonly OrphanGroup[];
+  /** Runs that are over with a start but no end on record: ended once nothing of them is left. */
+  readonly unended: readonly UnendedRun[];
   readonly scannedAtMs: number;
   /** Torn ledger lines met while reading (reported, never fatal). */
   readonly tornLedgerLines: number;
@@ -62,6 +72,9 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
   const unregistered = findUnregistered(table, index, readCookies, exclude, new Set(matches.map((m) => m.entry.pid)));
   return {
     groups: [...groupOver(matches, index), ...unregistered],
+    unended: over
+      .filter((run) => run.startRecorded && !run.endRecorded)
+      .map((run) => ({ runId: run.runId, leaseId: run.leaseId, why: run.over as string })),
     scannedAtMs: table.readAtMs,
     tornLedgerLines: ledger.torn.length,
   };

@@ -22,6 +22,9 @@ export interface KnownRun {
   readonly root: ProcessIdentity | null;
   /** Null while the run may still be supervised; otherwise why it is over. */
   readonly over: string | null;
+  /** The ledger holds the run's start / its end. */
+  readonly startRecorded: boolean;
+  readonly endRecorded: boolean;
 }
 
 export interface RunIndex {
@@ -43,6 +46,8 @@ interface Draft {
   root: ProcessIdentity | null;
   ended: string | null;
   recorderAlive: boolean;
+  started: boolean;
+  endRecorded: boolean;
 }
 
 function leaseOverReason(status: LeaseStatus): string | null {
@@ -66,7 +71,15 @@ export function buildRunIndex(
   const draftOf = (runId: string): Draft => {
     let draft = drafts.get(runId);
     if (draft === undefined) {
-      draft = { leaseId: null, runDir: null, root: null, ended: null, recorderAlive: false };
+      draft = {
+        leaseId: null,
+        runDir: null,
+        root: null,
+        ended: null,
+        recorderAlive: false,
+        started: false,
+        endRecorded: false,
+      };
       drafts.set(runId, draft);
     }
     return draft;
@@ -74,6 +87,7 @@ export function buildRunIndex(
   for (const record of records) {
     if (record.kind === 'run_start') {
       const draft = draftOf(record.runId);
+      draft.started = true;
       draft.leaseId = record.leaseId ?? draft.leaseId;
       draft.runDir = record.runDir ?? draft.runDir;
       if (record.pid !== null && record.startTime !== null)
@@ -81,7 +95,9 @@ export function buildRunIndex(
       draft.recorderAlive =
         record.by.startTime !== undefined && isAlive({ pid: record.by.pid, startTime: record.by.startTime });
     } else if (record.kind === 'run_end') {
-      draftOf(record.runId).ended = `run ended (${record.classification}) at ${record.at}`;
+      const draft = draftOf(record.runId);
+      draft.ended ??= `run ended (${record.classification}) at ${record.at}`;
+      draft.endRecorded = true;
       kept.push(...(record.kept ?? []));
     }
   }
@@ -120,7 +136,15 @@ export function buildRunIndex(
     const heldByLiveLease = draft.leaseId !== null && liveLeases.has(draft.leaseId);
     const orphaned = !heldByLiveLease && !draft.recorderAlive ? 'nobody alive supervises it any more' : null;
     const over = draft.ended ?? leaseOver ?? orphaned;
-    runs.set(runId, { runId, leaseId: draft.leaseId, runDir: draft.runDir, root: draft.root, over });
+    runs.set(runId, {
+      runId,
+      leaseId: draft.leaseId,
+      runDir: draft.runDir,
+      root: draft.root,
+      over,
+      startRecorded: draft.started,
+      endRecorded: draft.endRecorded,
+    });
   }
   return { runs, deadLeases, liveLeases, guardians, deadSessions, kept };
 }
@@ -146,6 +170,14 @@ function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now
       continue;
     }
     if (ageMs < UNRECORDED_RUN_DIR_MIN_AGE_MS) continue;
-    drafts.set(name, { leaseId: null, runDir, root: null, ended: 'run dir with no record', recorderAlive: false });
+    drafts.set(name, {
+      leaseId: null,
+      runDir,
+      root: null,
+      ended: 'run dir with no record',
+      recorderAlive: false,
+      started: false,
+      endRecorded: false,
+    });
   }
 }

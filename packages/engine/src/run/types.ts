@@ -3,6 +3,7 @@
 import type { Classification } from '@treewarden/protocol/vocabulary';
 import type { KillOutcome } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
+import type { LimitEnforcement, LimitTrip, RunLimits } from './limits.js';
 
 // Shared with every UI, defined once in the protocol's vocabulary (plain constants, no zod).
 export {
@@ -38,6 +39,14 @@ export interface RunSpec {
    * caller's and tails are kept, so stderr can still be classified. Default `capture`.
    */
   readonly output?: 'inherit' | 'capture' | 'tee';
+  /** Runaway limits checked on every owned-tree refresh; each one that trips ends the tree. */
+  readonly limits?: RunLimits;
+  /**
+   * Ask for enforcement in the run's own cgroup v2 (memory.max, pids.max, cgroup.kill). Refused
+   * before launch where no delegated cgroup v2 subtree is writable, and (for now) everywhere: only
+   * the polling path is built (see cgroup-probe.ts).
+   */
+  readonly cgroup?: boolean;
 }
 
 export interface RunOutcome {
@@ -57,6 +66,10 @@ export interface RunOutcome {
   readonly kill?: KillOutcome;
   /** With keepDescendants: descendants still alive when the root exited, deliberately left running. */
   readonly kept?: readonly ProcessIdentity[];
+  /** The limit that ended the run (classification memory_limit, process_limit, cpu_limit, stalled, or kill_failed). */
+  readonly limit?: LimitTrip;
+  /** Present when the run had limits: which path enforced them. */
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 export type RunEvent =

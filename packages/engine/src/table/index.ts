@@ -18,7 +18,7 @@ export {
 } from './inspector.js';
 export { readProcEntry, readProcTable } from './linux-proc.js';
 export { createLinuxReader, type LinuxReader, MAX_CACHED_IDENTITIES } from './linux-reader.js';
-export { clockTicks, listPids, parseProcStat, readProcText, type StatFields } from './linux-stat.js';
+export { clockTicks, listPids, parseProcStat, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 export { createTableReader } from './reader.js';
 export { filterTrees, indexChildren } from './trees.js';
 export * from './types.js';

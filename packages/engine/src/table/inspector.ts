@@ -24,6 +24,12 @@ export type SpawnInspector = () => InspectorProcess;
 export interface BoundedInspectorOptions {
   readonly maxBytes?: number;
   readonly timeoutMs?: number;
+  /**
+   * Exit codes that mean "nothing matched" when stdout is empty (`lsof` exits 1 when no file
+   * matches); such a run yields "". With any output, only exit 0 counts, so a partial listing
+   * is still never returned.
+   */
+  readonly nothingFoundExitCodes?: readonly number[];
 }
 
 /** Spawns `file args` with stdin and stderr ignored and `LC_ALL=C`, so the output parses the same everywhere. */
@@ -50,6 +56,7 @@ export function runBoundedInspector(
 ): Promise<string | null> {
   const maxBytes = checkBound('maxBytes', options.maxBytes ?? MAX_INSPECTOR_OUTPUT_BYTES);
   const timeoutMs = checkBound('timeoutMs', options.timeoutMs ?? INSPECTOR_TIMEOUT_MS);
+  const nothingFound = options.nothingFoundExitCodes ?? [];
   return new Promise((resolve) => {
     let inspector: InspectorProcess;
     try {
@@ -79,6 +86,7 @@ export function runBoundedInspector(
     });
     // 'close' fires after stdout ended, so every chunk is in; anything but a clean exit is no table.
     inspector.once('close', (code, signal) => {
+      if (signal === null && size === 0 && code !== null && nothingFound.includes(code)) return finish('', false);
       finish(code === 0 && signal === null ? Buffer.concat(chunks).toString('utf8') : null, false);
     });
   });

@@ -109,6 +109,7 @@ export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache):
     args: zombie ? [] : identity.args,
     cwd,
     cpuTimeMs: Math.round((stat.cpuTicks * 1000) / ticks),
+    childrenCpuTimeMs: Math.round((stat.childCpuTicks * 1000) / ticks),
     rssBytes: stat.rssPages * PAGE_SIZE_BYTES,
     startedAtMs: bootTime() + Math.round((Number(stat.startTicks) * 1000) / ticks),
   };

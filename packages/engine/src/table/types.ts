@@ -32,6 +32,8 @@ export interface ProcessEntry extends ProcessIdentity {
   readonly cwd: string | null;
   /** User + system CPU time consumed so far. */
   readonly cpuTimeMs: number;
+  /** CPU time of children it already waited for (Linux cutime + cstime); absent elsewhere. */
+  readonly childrenCpuTimeMs?: number;
   readonly rssBytes: number;
   /** Wall-clock start in epoch milliseconds (derived from startTime; for display and ages). */
   readonly startedAtMs: number;

@@ -9,7 +9,7 @@ import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
-import { getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
+import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
 
 /** What a handler may use besides its command: the host's state and who asked. */
 export interface CommandCall {
@@ -37,6 +37,7 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   setPollInterval: async (command, { context }) => setPollInterval(context, command),
   watchSystem: (command, { context, clientId, systemCpu }) => watchSystem(context, command, clientId, systemCpu),
   getHistory: async (command, { context }) => getHistory(context, command),
+  getActivity: async (command, { context }) => getActivity(context, command),
 };
 
 export function dispatchCommand<K extends CommandType>(

@@ -6,6 +6,8 @@ import { buildSystemTable } from '../snapshot/system-table.js';
 import { CommandRefusedError } from './run-commands.js';
 
 export const DEFAULT_HISTORY_LIMIT = 200;
+/** Activity lines restored after a reload when the UI names no limit. */
+export const DEFAULT_ACTIVITY_LIMIT = 30;
 
 export function listScenarios(context: HostContext): CommandResult<'listScenarios'> {
   return { scenarios: [...context.port.listScenarios()] };
@@ -46,4 +48,8 @@ export async function watchSystem(
 
 export function getHistory(context: HostContext, command: CommandOf<'getHistory'>): CommandResult<'getHistory'> {
   return { entries: [...context.port.readHistory(command.limit ?? DEFAULT_HISTORY_LIMIT)] };
+}
+
+export function getActivity(context: HostContext, command: CommandOf<'getActivity'>): CommandResult<'getActivity'> {
+  return { entries: [...context.port.readActivity(command.limit ?? DEFAULT_ACTIVITY_LIMIT)] };
 }

@@ -16,7 +16,7 @@ import {
   readProcEntry,
 } from '@treewarden/engine';
 import { startScenario } from '@treewarden/scenarios';
-import type { HostLease, HostRun, HostScenario } from './port.js';
+import type { HostLease, HostRun, HostScenario, ScenarioStartOptions } from './port.js';
 
 /** The guardian answers a start with the run's identity; past this the run is reported as it is. */
 export const RUN_START_WAIT_MS = 15_000;
@@ -42,12 +42,13 @@ function followOutput(run: LeaseRun): () => { stdout: string; stderr: string } {
 }
 
 /** The host's view of a leased run; `root` and `cwd` stay live until the guardian reports them. */
-function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec): HostRun {
+function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec, startedAtMs: number): HostRun {
   const tails = followOutput(run);
   return {
     runId: run.id,
     leaseId: lease.id,
     spec,
+    startedAtMs,
     get root() {
       return run.identity;
     },
@@ -74,21 +75,23 @@ function startHostScenario(
   lease: Lease,
   started: Set<LeaseRun>,
   name: string,
-  naive: boolean,
+  options: ScenarioStartOptions,
   onRun: (run: HostRun) => void,
 ): HostScenario {
-  const specs = new WeakMap<object, RunSpec>();
+  const specs = new WeakMap<object, { spec: RunSpec; startedAtMs: number }>();
   const execution = startScenario(name, {
-    naive,
+    naive: options.naive,
+    pace: options.pace,
     startRun: (spec) => {
+      const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);
-      specs.set(run, spec);
+      specs.set(run, { spec, startedAtMs });
       return run;
     },
     onRun: (run) => {
-      const spec = specs.get(run);
+      const known = specs.get(run);
       // Naive-mode workers are not leased runs: they show up as leaks, which is the point.
-      if (spec !== undefined) onRun(toHostRun(lease, run as LeaseRun, spec));
+      if (known !== undefined) onRun(toHostRun(lease, run as LeaseRun, known.spec, known.startedAtMs));
     },
   });
   return {
@@ -135,12 +138,13 @@ export async function openHostLease(
       return lease.guardianLost !== null;
     },
     async startRun(spec) {
+      const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);
-      const hostRun = toHostRun(lease, run, spec);
+      const hostRun = toHostRun(lease, run, spec, startedAtMs);
       await waitUntilStarted(run);
       return hostRun;
     },
-    startScenario: (scenarioName, naive, onRun) => startHostScenario(lease, started, scenarioName, naive, onRun),
+    startScenario: (scenarioName, options, onRun) => startHostScenario(lease, started, scenarioName, options, onRun),
     release: () => releaseHostLease(lease, started),
   };
 }

@@ -25,12 +25,32 @@ export interface Membership {
    * and whatever they start are no longer the run's (shown nowhere under it, never leaked).
    */
   release(identities: readonly ProcessIdentity[]): void;
+  /** Into what it escaped: its own session, or only its own group; null while it has not. */
+  escapeOf(entry: ProcessEntry): 'session' | 'group' | null;
+  /** Why this member belongs to the run, in words a person can check against the table. */
+  evidenceOf(entry: ProcessEntry): string[];
+}
+
+/** How a member was admitted: the run's root, or a child of a member that was still identical. */
+type Admission =
+  | { readonly kind: 'root' }
+  | { readonly kind: 'child'; readonly parentPid: number; readonly parentName: string };
+
+function describeAdmission(entry: ProcessEntry, admission: Admission | undefined): string[] {
+  if (admission === undefined) return [];
+  if (admission.kind === 'root')
+    return [`the run's root: the process this run started (pid ${entry.pid}, start ${entry.startTime})`];
+  const admitted = `child of pid ${admission.parentPid} (${admission.parentName}), a member with the same identity when first seen`;
+  if (entry.ppid === admission.parentPid) return [admitted];
+  return [admitted, `its parent exited; reparented to pid ${entry.ppid}, still a member by identity`];
 }
 
 /** `rootOf` is read at every update: a leased run's identity arrives after its record exists. */
 export function createMembership(rootOf: () => ProcessIdentity | null): Membership {
   let members = new Map<string, ProcessEntry>();
   const released = new Set<string>();
+  // Kept per identity for the member's lifetime: evidence must not change when a parent exits.
+  let admissions = new Map<string, Admission>();
   let rootGroup: { pgid: number; sid: number } | null = null;
 
   return {
@@ -52,6 +72,7 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
         const now = entries.get(root.pid);
         if (now !== undefined && now.startTime === root.startTime) {
           current.set(identityKey(now), now);
+          if (!admissions.has(identityKey(now))) admissions.set(identityKey(now), { kind: 'root' });
           rootGroup ??= { pgid: now.pgid, sid: now.sid };
         }
       }
@@ -64,10 +85,13 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
           const key = identityKey(child);
           if (current.has(key) || excluded.has(key)) continue;
           current.set(key, child);
+          if (!admissions.has(key))
+            admissions.set(key, { kind: 'child', parentPid: parent.pid, parentName: parent.command });
           queue.push(child);
         }
       }
       members = current;
+      admissions = new Map([...admissions].filter(([key]) => current.has(key)));
     },
     entries: () => [...members.values()],
     pids: () => [...members.values()].map((entry) => entry.pid),
@@ -80,6 +104,12 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
       if (rootGroup === null) return false;
       return entry.pgid !== rootGroup.pgid || entry.sid !== rootGroup.sid;
     },
+    escapeOf(entry) {
+      if (rootGroup === null) return null;
+      if (entry.sid !== rootGroup.sid) return 'session';
+      return entry.pgid !== rootGroup.pgid ? 'group' : null;
+    },
+    evidenceOf: (entry) => describeAdmission(entry, admissions.get(identityKey(entry))),
   };
 }
 

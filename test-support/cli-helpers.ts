@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const CLI_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL('../apps/cli/dist/main.js', import.meta.url));
 /** Bound on one CLI invocation in these tests (node start-up on a loaded 2-core machine included). */
 export const CLI_RUN_TIMEOUT_MS = 25_000;
 

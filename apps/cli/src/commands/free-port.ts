@@ -1,0 +1,159 @@
+/**
+ * `treewarden free-port PORT [--udp] [--yes] [--grace S] [--json]`: shows who listens on PORT and
+ * the trees a kill would end; with --yes ends them with the revalidated tree kill. Only
+ * listeners are targets: a process connected to the port is never one.
+ */
+import { parseArgs } from 'node:util';
+import {
+  executeFreePort,
+  type FreePortOutcome,
+  type FreePortPlan,
+  normalizeGrace,
+  PortsUnsupportedError,
+  planFreePort,
+  RunSpecError,
+} from '@treewarden/engine';
+import { parseSeconds, writeOut } from '../args.js';
+import { EXIT_FAILURE, EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
+import { type CliCommand, UsageError } from './command.js';
+
+const USAGE = 'treewarden free-port PORT [--udp] [--yes] [--grace S] [--json]';
+const OPTIONS = {
+  udp: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  grace: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+/** free-port exits 1 when nothing listened on the port (nothing to do). */
+const EXIT_NOTHING_LISTENED = 1;
+
+function parsePort(raw: string | undefined): number {
+  const value = Number(raw);
+  if (raw === undefined || !/^\d{1,5}$/.test(raw) || value < 1 || value > 65_535)
+    throw new UsageError(`PORT ${JSON.stringify(raw ?? '')} is not a port number (an integer from 1 to 65535)`);
+  return value;
+}
+
+function parseGraceMs(raw: string | undefined): number | undefined {
+  try {
+    const grace = normalizeGrace(parseSeconds('grace', raw));
+    return grace === undefined ? undefined : Math.round(grace * 1000);
+  } catch (error) {
+    if (error instanceof RunSpecError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function describePlan(plan: FreePortPlan): string {
+  const lines = [`port ${plan.port}/${plan.proto}: ${plan.listeners.length} listener(s)`];
+  for (const row of plan.listeners)
+    lines.push(
+      `  ${row.address}:${row.port}  pid ${row.pid} (start ${row.startTime})${row.runId ? ` run ${row.runId}` : ''}  ${row.args.join(' ')}`,
+    );
+  const size = plan.targets.reduce((sum, target) => sum + target.tree.length, 0);
+  if (plan.targets.length > 0) lines.push(`a kill would end ${size} process(es):`);
+  for (const target of plan.targets) {
+    const root = target.tree[0];
+    for (const member of target.tree) {
+      const indent = member === root ? '  ' : '    ';
+      const args = member.args.length > 0 ? member.args.join(' ') : `[${member.command}]`;
+      lines.push(`${indent}${member.pid} (start ${member.startTime}, uid ${member.uid})  ${args}`);
+    }
+  }
+  for (const refusal of plan.refusals) lines.push(`refused: ${refusal}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function describeOutcome(plan: FreePortPlan, outcome: FreePortOutcome): string {
+  const ended = outcome.outcomes.reduce((sum, kill) => sum + kill.killed.length, 0);
+  switch (outcome.result) {
+    case 'freed':
+      return `treewarden: port ${plan.port}/${plan.proto} is free; ended ${ended} process(es)\n`;
+    case 'nothing_listening':
+      return `treewarden: nothing listens on port ${plan.port}/${plan.proto}\n`;
+    case 'refused':
+      return `treewarden: refused, nothing was signalled: ${outcome.error ?? 'identity uncertain'}\n`;
+    case 'survivors': {
+      const survivors = outcome.outcomes.flatMap((kill) =>
+        kill.survivors.map((s) => `${s.pid} (start ${s.startTime})`),
+      );
+      const holders = outcome.stillListening.map((l) => (l.pid > 0 ? `pid ${l.pid}` : 'an uninspectable process'));
+      return `treewarden: port ${plan.port}/${plan.proto} is still held${holders.length > 0 ? ` by ${holders.join(', ')}` : ''}${
+        survivors.length > 0 ? `; survivors: ${survivors.join(', ')}` : ''
+      }${outcome.error ? `: ${outcome.error}` : ''}\n`;
+    }
+  }
+}
+
+function exitCodeFor(result: FreePortOutcome['result'] | 'preview'): number {
+  if (result === 'nothing_listening') return EXIT_NOTHING_LISTENED;
+  if (result === 'refused') return EXIT_REFUSED;
+  if (result === 'survivors') return EXIT_KILL_FAILED;
+  return EXIT_OK;
+}
+
+function planJson(plan: FreePortPlan) {
+  const preview = plan.targets.map((target) => ({
+    ...target.identity,
+    tree: target.tree.map(({ pid, ppid, startTime, uid, args, command }) => ({
+      pid,
+      ppid,
+      startTime,
+      uid,
+      command,
+      args,
+    })),
+  }));
+  return { port: plan.port, proto: plan.proto, listeners: plan.listeners, preview, refusals: plan.refusals };
+}
+
+/** Without --yes: the preview only. Nothing listening exits 1, a plan that would be refused exits 3. */
+function previewResult(plan: FreePortPlan): FreePortOutcome['result'] | 'preview' {
+  if (plan.refusals.length > 0) return 'refused';
+  return plan.targets.length === 0 ? 'nothing_listening' : 'preview';
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length !== 1) throw new UsageError(`free-port: expected exactly one PORT, got ${positionals.length}`);
+  const port = parsePort(positionals[0]);
+  const graceMs = parseGraceMs(values.grace);
+  let plan: FreePortPlan;
+  try {
+    plan = await planFreePort(port, values.udp === true ? 'udp' : 'tcp');
+  } catch (error) {
+    if (!(error instanceof PortsUnsupportedError)) throw error;
+    await writeOut(process.stderr, `treewarden free-port: ${error.message}\n`);
+    return EXIT_FAILURE;
+  }
+  const json = values.json === true;
+  if (!json && (plan.listeners.length > 0 || plan.refusals.length > 0))
+    await writeOut(process.stdout, describePlan(plan));
+  if (values.yes !== true) {
+    const result = previewResult(plan);
+    if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), result })}\n`);
+    else if (result === 'preview')
+      await writeOut(process.stdout, 'dry run: nothing was signalled; add --yes to end these trees\n');
+    else if (result === 'nothing_listening')
+      await writeOut(process.stdout, `nothing listens on port ${port}/${plan.proto}\n`);
+    return exitCodeFor(result);
+  }
+  const outcome = await executeFreePort(plan, graceMs === undefined ? {} : { graceMs });
+  if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), ...outcome })}\n`);
+  else {
+    const quiet = outcome.result === 'freed' || outcome.result === 'nothing_listening';
+    await writeOut(quiet ? process.stdout : process.stderr, describeOutcome(plan, outcome));
+  }
+  return exitCodeFor(outcome.result);
+}
+
+export const freePortCommand: CliCommand = {
+  summary: 'end the processes listening on a port (preview; --yes to kill, identity-checked)',
+  usage: USAGE,
+  main,
+};

@@ -1,0 +1,60 @@
+/** The selected process of a run: its own identity, place in the tree, argv, cwd and why it is a member. */
+import type { ProcessNode } from '@treewarden/protocol';
+import { formatBytes, formatWallClock } from '../model/format';
+import { stateName } from './badges';
+import { CopyButton } from './run-id';
+
+export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: number | null }) {
+  const evidence = node.evidence ?? [];
+  return (
+    <section className="details-section process-details" aria-label={`Process ${node.pid}`}>
+      <h4>
+        Process {node.pid}
+        {node.pid === rootPid ? ' · run root' : ''}
+      </h4>
+      <dl className="kv kv-tight">
+        <dt>Identity</dt>
+        <dd>
+          pid {node.pid} · started <span data-testid="process-started">{formatWallClock(node.startedAtMs)}</span>{' '}
+          <span className="muted" title="Start time in clock ticks since boot: the kernel's half of the identity">
+            ({node.startTime})
+          </span>
+        </dd>
+        <dt>Parent</dt>
+        <dd>pid {node.ppid}</dd>
+        <dt>Group · session</dt>
+        <dd>
+          pgid {node.pgid} · sid {node.sid}
+          {node.escaped ? <span className="muted"> · escaped into its own {node.escapedInto ?? 'group'}</span> : null}
+        </dd>
+        <dt>User</dt>
+        <dd>uid {node.uid}</dd>
+        <dt>State</dt>
+        <dd>
+          {stateName(node.state)} <span className="muted">({node.state})</span> · {formatBytes(node.rssBytes)}
+        </dd>
+        <dt>Command line</dt>
+        <dd className="with-copy">
+          <code className="wrap">{node.commandLine}</code>
+          <CopyButton text={node.commandLine} what="command line" />
+        </dd>
+        <dt>Working dir</dt>
+        <dd>
+          <code className="wrap">{node.cwd ?? 'unreadable (another user, or already gone)'}</code>
+        </dd>
+        <dt>Why a member</dt>
+        <dd>
+          {evidence.length === 0 ? (
+            <span className="muted">The host sent no membership evidence for this process.</span>
+          ) : (
+            <ul className="evidence">
+              {evidence.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+/** Activity: one line until opened, newest first, restored once from the ledger after a reload. */
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import type { ActivityEntry } from '@treewarden/protocol';
+import { describe, expect, it } from 'vitest';
+import { loadActivity } from '../src/actions/actions';
+import { ActivityPanel } from '../src/components/activity';
+import { useAppStore } from '../src/store/store';
+import { installFakeBridge, NOW, okReply, resetStoreEachTest } from './fixtures';
+
+resetStoreEachTest();
+
+const ledger: ActivityEntry[] = [
+  {
+    atMs: NOW - 1000,
+    kind: 'run_end',
+    ok: false,
+    title: 'run-a ended: missing_binary (exit 127)',
+    message: 'sleep 200 was not found (ENOENT); check the path or PATH',
+    classification: 'missing_binary',
+    runId: 'run-a',
+  },
+  {
+    atMs: NOW - 5000,
+    kind: 'kill',
+    ok: true,
+    title: 'Kill of pid 7 (orphan_clean): killed, 1 process ended',
+    message: null,
+    classification: null,
+    runId: null,
+  },
+];
+
+describe('Activity', () => {
+  it('restores the ledger once, shows the newest on one line, and opens to the list', async () => {
+    const { sent } = installFakeBridge((command) => okReply(command.type === 'getActivity' ? { entries: ledger } : {}));
+    render(<ActivityPanel />);
+    act(() => useAppStore.getState().setConnection({ status: 'open' }));
+    await waitFor(() => expect(screen.getByTestId('activity-latest').textContent).toContain('run-a ended'));
+    // The error is where the user looks, even folded.
+    expect(screen.getByTestId('activity-latest').textContent).toContain('was not found (ENOENT)');
+    expect(sent).toEqual([{ type: 'getActivity' }]);
+    await act(() => loadActivity()); // a reconnect asks again: nothing is doubled
+    expect(useAppStore.getState().outcomes).toHaveLength(2);
+    // A live outcome is newer than anything restored, so it leads.
+    act(() =>
+      useAppStore.getState().pushOutcome({
+        kind: 'start',
+        ok: true,
+        title: 'Started node as run-b',
+        message: null,
+        classification: null,
+        reports: [],
+        runId: 'run-b',
+      }),
+    );
+    expect(screen.getByTestId('activity-latest').textContent).toContain('Started node as run-b');
+    fireEvent.click(screen.getByRole('button', { name: /Activity/, expanded: false }));
+    const items = document.querySelectorAll('.outcome');
+    expect([...items].map((item) => item.getAttribute('data-kind'))).toEqual(['start', 'runEnded', 'kill']);
+    expect(document.querySelectorAll('.outcome-restored')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Geometry checks a person would make by eye: buttons fully inside the window and their
+ * container with their label unclipped, ids clear of badges, and no disabled button without a reason.
+ */
+import type { Page } from '@playwright/test';
+
+export interface Problem {
+  what: string;
+  detail: string;
+}
+
+/** Containers a button must stay inside (horizontally: vertical scrolling is expected). */
+const CONTAINERS =
+  '.topbar, .banner, .lease-head, section.run, .details, .activity, .toolbar, .scenario, .dialog-body, .history, .sidebar';
+
+/** Every visible button that is on screen vertically: inside the viewport, its container, label whole. */
+export async function clippedButtons(page: Page): Promise<Problem[]> {
+  return page.evaluate((containers) => {
+    const problems: Array<{ what: string; detail: string }> = [];
+    const width = window.innerWidth;
+    const height = window.innerHeight;
+    const nameOf = (el: Element) =>
+      `${el.textContent?.trim().slice(0, 30) || el.getAttribute('aria-label') || el.className} (${el.closest('[aria-label]')?.getAttribute('aria-label') ?? ''})`;
+    for (const button of Array.from(document.querySelectorAll('button'))) {
+      const box = button.getBoundingClientRect();
+      const style = getComputedStyle(button);
+      if (box.width === 0 || box.height === 0 || style.visibility === 'hidden') continue;
+      if (box.bottom <= 0 || box.top >= height) continue; // scrolled out of view, not clipped
+      // Hidden by a scrolling ancestor (a list scrolled past it) is not a layout fault either.
+      const scroller = button.parentElement?.closest('.outcomes, .runs, .view, .lease-list, .system-scroll, .details');
+      if (scroller) {
+        const area = scroller.getBoundingClientRect();
+        if (box.bottom <= area.top || box.top >= area.bottom) continue;
+      }
+      if (box.left < -0.5 || box.right > width + 0.5)
+        problems.push({ what: 'outside the window', detail: nameOf(button) });
+      const container = button.closest(containers);
+      if (container) {
+        const outer = container.getBoundingClientRect();
+        if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5)
+          problems.push({ what: 'outside its container', detail: nameOf(button) });
+      }
+      // Ellipsis is a design choice only where it is styled so and a tooltip carries the whole text.
+      const whole = style.textOverflow === 'ellipsis' && button.title !== '';
+      if (button.scrollWidth > button.clientWidth + 1 && !whole)
+        problems.push({
+          what: 'label clipped',
+          detail: `${nameOf(button)} ${button.scrollWidth}>${button.clientWidth}`,
+        });
+      if (button.disabled && !button.title && !button.closest('[title]'))
+        problems.push({ what: 'disabled without a reason (title)', detail: nameOf(button) });
+    }
+    return problems;
+  }, CONTAINERS);
+}
+
+/** In each run card, the id, its badges, countdown and actions must not overlap one another. */
+export async function overlappingRunHeads(page: Page): Promise<Problem[]> {
+  return page.evaluate(() => {
+    const problems: Array<{ what: string; detail: string }> = [];
+    for (const head of Array.from(document.querySelectorAll('section.run .run-head'))) {
+      const parts = [
+        ...Array.from(
+          head.querySelectorAll('.run-id, .run-meta .badge, .countdown, .run-count, .run-actions .btn, .copy'),
+        ),
+      ];
+      const boxes = parts.map((part) => ({ part, box: part.getBoundingClientRect() }));
+      for (let i = 0; i < boxes.length; i += 1)
+        for (let j = i + 1; j < boxes.length; j += 1) {
+          const a = boxes[i];
+          const b = boxes[j];
+          if (!a || !b || a.box.width === 0 || b.box.width === 0) continue;
+          if (a.part.contains(b.part) || b.part.contains(a.part)) continue;
+          const overlap =
+            a.box.left < b.box.right - 0.5 &&
+            b.box.left < a.box.right - 0.5 &&
+            a.box.top < b.box.bottom - 0.5 &&
+            b.box.top < a.box.bottom - 0.5;
+          if (overlap)
+            problems.push({
+              what: 'overlap in a run header',
+              detail: `${a.part.className}:${a.part.textContent} × ${b.part.className}:${b.part.textContent}`,
+            });
+        }
+    }
+    return problems;
+  });
+}
+
+/** The header cells of the process grid that are laid out (not dropped by the container queries). */
+export async function visibleColumns(page: Page, scope: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const header = document.querySelector(`${selector} .prow-header`);
+    if (!header) return [];
+    return Array.from(header.querySelectorAll('.cell'))
+      .filter((cell) => cell.getBoundingClientRect().width > 0 && cell.textContent?.trim())
+      .map((cell) => cell.textContent?.replace(/[▲▼]/g, '').trim() ?? '');
+  }, scope);
+}
+
+/** Zombie and escape markers must be whole: they are the reason a person looks at a row. */
+export async function clippedMarkers(page: Page): Promise<Problem[]> {
+  return page.evaluate(() => {
+    const problems: Array<{ what: string; detail: string }> = [];
+    for (const marker of Array.from(document.querySelectorAll('.marker'))) {
+      const cell = marker.closest('.cell-name');
+      if (!cell) continue;
+      const box = marker.getBoundingClientRect();
+      const outer = cell.getBoundingClientRect();
+      if (box.width === 0) continue;
+      if (box.left < outer.left - 0.5 || box.right > outer.right + 0.5 || marker.scrollWidth > marker.clientWidth + 1)
+        problems.push({ what: 'marker clipped', detail: marker.textContent ?? '' });
+    }
+    return problems;
+  });
+}

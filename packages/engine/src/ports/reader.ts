@@ -1,0 +1,36 @@
+/**
+ * Picks the port backend once, from a platform map: Linux (and Android) read /proc; macOS and
+ * the BSDs run a bounded lsof. Windows has none yet and says so.
+ */
+import { existsSync } from 'node:fs';
+import { createDarwinPortReader } from './darwin-lsof.js';
+import { createLinuxPortReader } from './linux-ports.js';
+import { type PortReader, PortsUnsupportedError } from './types.js';
+
+function createProcOrLsofReader(): PortReader {
+  if (existsSync('/proc/net/tcp')) return createLinuxPortReader();
+  return { ...createDarwinPortReader(), platform: 'linux' };
+}
+
+function createLsofReader(platform: NodeJS.Platform): () => PortReader {
+  return () => ({ ...createDarwinPortReader(), platform });
+}
+
+const BACKENDS: Partial<Record<NodeJS.Platform, () => PortReader>> = {
+  linux: createProcOrLsofReader,
+  android: createProcOrLsofReader,
+  darwin: () => createDarwinPortReader(),
+  freebsd: createLsofReader('freebsd'),
+  openbsd: createLsofReader('openbsd'),
+  netbsd: createLsofReader('netbsd'),
+};
+
+export function createPortReader(platform: NodeJS.Platform = process.platform): PortReader {
+  const create = BACKENDS[platform];
+  if (create === undefined) {
+    const supported = Object.keys(BACKENDS).join(', ');
+    const hint = platform === 'win32' ? ' (Windows is not supported yet: use `netstat -ano` or Resource Monitor)' : '';
+    throw new PortsUnsupportedError(`no port reader for platform "${platform}"${hint}; supported: ${supported}`);
+  }
+  return create();
+}
