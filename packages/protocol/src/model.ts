@@ -3,23 +3,26 @@
  * Every type here is inferred from a zod schema, so the same definition validates at runtime.
  */
 import { z } from 'zod';
-import { CLASSIFICATIONS, KILL_RESULTS, KILL_TIMELINE_ACTIONS } from './vocabulary.js';
+import {
+  CLASSIFICATIONS,
+  KILL_RESULTS,
+  KILL_TIMELINE_ACTIONS,
+  LIMIT_NAMES,
+  MAX_CPU_LIMIT_SECONDS,
+  MAX_IDLE_TIMEOUT_SECONDS,
+  MAX_MEMORY_LIMIT_BYTES,
+  MAX_PROCS_LIMIT,
+  MIN_CPU_LIMIT_SECONDS,
+  MIN_IDLE_TIMEOUT_SECONDS,
+  MIN_MEMORY_LIMIT_BYTES,
+  MIN_PROCS_LIMIT,
+} from './vocabulary.js';
 
 const pid = z.number().int().positive();
 const epochMs = z.number().nonnegative();
 
 export const classificationSchema = z.enum(CLASSIFICATIONS);
 
-/** Limit bounds mirrored from the engine's run/limits.ts (checked equal by a host test). */
-export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
-export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
-export const MIN_PROCS_LIMIT = 1;
-export const MAX_PROCS_LIMIT = 65_536;
-export const MIN_CPU_LIMIT_SECONDS = 1;
-export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
-export const MIN_IDLE_TIMEOUT_SECONDS = 1;
-/** The engine's MAX_TIMEOUT_SECONDS: an idle timeout longer than the longest run never trips. */
-export const MAX_IDLE_TIMEOUT_SECONDS = 5400;
 /** A run's runaway limits; each optional, unknown keys refused (a misspelt limit must not pass unenforced). */
 export const runLimitsSchema = z
   .object({
@@ -33,7 +36,7 @@ export type RunLimitsInput = z.infer<typeof runLimitsSchema>;
 
 /** The limit that ended a run: its name (the CLI flag), configured value and observed value. */
 export const limitTripSchema = z.object({
-  name: z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']),
+  name: z.enum(LIMIT_NAMES),
   value: z.number(),
   observed: z.number(),
 });

@@ -1,6 +1,6 @@
 /**
  * The words the engine and every UI share: run classifications, kill results, kill timeline
- * actions and the timeout bounds. Defined once, here; the engine imports them from
+ * actions, the timeout bounds, and the names and bounds of the run limits. Defined once, here; the engine imports them from
  * `@treewarden/protocol/vocabulary` and the schemas below build on them, so the two can never
  * drift. Plain constants, no imports: the engine loads this without zod, the renderer bundles it.
  */
@@ -46,3 +46,21 @@ export type KillTimelineAction = (typeof KILL_TIMELINE_ACTIONS)[number];
 /** A run's timeout bounds (seconds), checked before anything launches; a null timeout is refused too. */
 export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 5400;
+
+/** How a limit is named in `--json`, the ledger and the UI: the CLI flag without its dashes. */
+export const LIMIT_NAMES = ['max-memory', 'max-procs', 'max-cpu', 'idle-timeout'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
+/** Below 1 MiB not even a shell starts; the limit would only ever be a false positive. */
+export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
+/** 16 TiB: far above any machine this runs on; larger is a typo (`2000T`), not a limit. */
+export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
+export const MIN_PROCS_LIMIT = 1;
+/** Above the default `pid_max` (32,768) twice over: a larger cap would never trip. */
+export const MAX_PROCS_LIMIT = 65_536;
+export const MIN_CPU_LIMIT_SECONDS = 1;
+/** About 5,400 s of wall time on 185 busy cores: larger is a typo. */
+export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
+export const MIN_IDLE_TIMEOUT_SECONDS = 1;
+/** An idle timeout longer than the longest run could never trip. */
+export const MAX_IDLE_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS;

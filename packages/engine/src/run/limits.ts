@@ -1,26 +1,37 @@
 /**
- * Runaway limits beyond time: what a run may use before its tree is ended. The bounds live here
- * once; the CLI, `openLease().startRun` (and so the guardian) and the app's host all reach them
+ * Runaway limits beyond time: what a run may use before its tree is ended. The bounds live in the
+ * protocol's vocabulary (shared with the UI); the CLI, `openLease().startRun` (and so the guardian) and the app's host all reach them
  * through `validateRunSpec`, so a bad value is refused before anything launches, with a message
  * that names the bound.
  */
 
-import { MAX_TIMEOUT_SECONDS } from '@treewarden/protocol/vocabulary';
+import {
+  LIMIT_NAMES,
+  type LimitName,
+  MAX_CPU_LIMIT_SECONDS,
+  MAX_IDLE_TIMEOUT_SECONDS,
+  MAX_MEMORY_LIMIT_BYTES,
+  MAX_PROCS_LIMIT,
+  MIN_CPU_LIMIT_SECONDS,
+  MIN_IDLE_TIMEOUT_SECONDS,
+  MIN_MEMORY_LIMIT_BYTES,
+  MIN_PROCS_LIMIT,
+} from '@treewarden/protocol/vocabulary';
 import { RunSpecError } from './spec-error.js';
 
-/** Below 1 MiB not even a shell starts; the limit would only ever be a false positive. */
-export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
-/** 16 TiB: far above any machine this runs on; larger is a typo (`2000T`), not a limit. */
-export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
-export const MIN_PROCS_LIMIT = 1;
-/** Above the default `pid_max` (32,768) twice over: a larger cap would never trip. */
-export const MAX_PROCS_LIMIT = 65_536;
-export const MIN_CPU_LIMIT_SECONDS = 1;
-/** About 5,400 s of wall time on 185 busy cores: larger is a typo. */
-export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
-export const MIN_IDLE_TIMEOUT_SECONDS = 1;
-/** An idle timeout longer than the longest run could never trip. */
-export const MAX_IDLE_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS;
+// The names and bounds are shared with every UI: defined once, in the protocol's vocabulary.
+export {
+  LIMIT_NAMES,
+  type LimitName,
+  MAX_CPU_LIMIT_SECONDS,
+  MAX_IDLE_TIMEOUT_SECONDS,
+  MAX_MEMORY_LIMIT_BYTES,
+  MAX_PROCS_LIMIT,
+  MIN_CPU_LIMIT_SECONDS,
+  MIN_IDLE_TIMEOUT_SECONDS,
+  MIN_MEMORY_LIMIT_BYTES,
+  MIN_PROCS_LIMIT,
+};
 
 /** Limits a run may carry; each is optional, none is set by default. */
 export interface RunLimits {
@@ -33,9 +44,6 @@ export interface RunLimits {
   /** No stdout/stderr output for this long ends the run (`stalled`); needs captured or teed output. */
   readonly idleTimeoutSeconds?: number;
 }
-
-/** How a limit is named in `--json`, the ledger and the UI: the CLI flag without its dashes. */
-export type LimitName = 'max-memory' | 'max-procs' | 'max-cpu' | 'idle-timeout';
 
 export const LIMIT_CLASSIFICATIONS = {
   'max-memory': 'memory_limit',
