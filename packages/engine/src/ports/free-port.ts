@@ -6,8 +6,9 @@
  */
 import { killTree } from '../kill/kill-tree.js';
 import type { KillOutcome } from '../kill/types.js';
+import { pollUntil } from '../runtime/wait.js';
 import { createTableReader } from '../table/reader.js';
-import { type FreePortOptions, type FreePortPlan, onPort, PORT_POLL_MS, sleep } from './plan-free-port.js';
+import { type FreePortOptions, type FreePortPlan, onPort, PORT_POLL_MS } from './plan-free-port.js';
 import { createPortReader } from './reader.js';
 import type { NetSocket, PortListener, PortReader } from './types.js';
 
@@ -26,17 +27,19 @@ export interface FreePortOutcome {
 
 /** Listeners still on the port, polled until none is left or PORT_RELEASE_WAIT_MS passed. */
 async function waitForRelease(plan: FreePortPlan, ports: PortReader): Promise<PortListener[]> {
-  const deadline = Date.now() + PORT_RELEASE_WAIT_MS;
-  for (;;) {
-    const map = await ports.readAll();
-    const left =
-      map === null
-        ? null
-        : [...map.listeners, ...map.unattributed.map(asAnonymous)].filter(onPort(plan.port, plan.proto));
-    if (left !== null && left.length === 0) return [];
-    if (Date.now() >= deadline) return left ?? [];
-    await sleep(PORT_POLL_MS);
-  }
+  let left: PortListener[] | null = null;
+  const released = await pollUntil(
+    async () => {
+      const map = await ports.readAll();
+      left =
+        map === null
+          ? null
+          : [...map.listeners, ...map.unattributed.map(asAnonymous)].filter(onPort(plan.port, plan.proto));
+      return left !== null && left.length === 0;
+    },
+    { deadlineMs: PORT_RELEASE_WAIT_MS, intervalMs: PORT_POLL_MS },
+  );
+  return released ? [] : (left ?? []);
 }
 
 /** A socket nobody visible holds, as a listener row with pid 0 ("unknown holder"). */

@@ -4,6 +4,7 @@
  * socket activation, another user's process, a holder Treewarden cannot see). Signals nothing;
  * executeFreePort (free-port.ts) carries a plan out.
  */
+import { pollUntil } from '../runtime/wait.js';
 import { ancestorPids } from '../signal/guards.js';
 import { createTableReader } from '../table/reader.js';
 import { filterTrees } from '../table/trees.js';
@@ -101,16 +102,21 @@ function planTargets(listeners: readonly PortListener[], table: ProcessTable): F
  * while the other threads still hold the fd table), so hidden sockets get HIDDEN_SETTLE_MS to go.
  */
 async function readPortHolders(port: number, proto: PortProto, ports: PortReader) {
-  const deadline = Date.now() + HIDDEN_SETTLE_MS;
-  for (;;) {
-    const map = await ports.readAll();
-    if (map === null)
-      throw new Error('no port map could be read (a socket table or lsof failed); nothing was signalled');
-    const listeners = map.listeners.filter(onPort(port, proto));
-    const hidden = map.unattributed.filter(onPort(port, proto));
-    if (hidden.length === 0 || listeners.length > 0 || Date.now() >= deadline) return { listeners, hidden };
-    await sleep(PORT_POLL_MS);
-  }
+  let holders: { listeners: PortListener[]; hidden: NetSocket[] } = { listeners: [], hidden: [] };
+  await pollUntil(
+    async () => {
+      const map = await ports.readAll();
+      if (map === null)
+        throw new Error('no port map could be read (a socket table or lsof failed); nothing was signalled');
+      holders = {
+        listeners: map.listeners.filter(onPort(port, proto)),
+        hidden: map.unattributed.filter(onPort(port, proto)),
+      };
+      return holders.hidden.length === 0 || holders.listeners.length > 0;
+    },
+    { deadlineMs: HIDDEN_SETTLE_MS, intervalMs: PORT_POLL_MS },
+  );
+  return holders;
 }
 
 /** Reads who listens on `port` and the trees a kill would end. Signals nothing. */
@@ -129,10 +135,6 @@ export async function planFreePort(
     refusals.push(`${socket.address}:${socket.port} is held by a process Treewarden cannot inspect (another user's?)`);
   const rows = table === null ? [] : describeListeners(listeners, (pid) => table.entries.get(pid) ?? null);
   return { port, proto, listeners: rows, targets, refusals };
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export function onPort(port: number, proto: PortProto) {

@@ -1,5 +1,5 @@
 /** startRun, retryRun and runScenario: every run starts under a lease this host holds. */
-import type { RunSpec } from '@treewarden/engine';
+import { DeadlineError, type RunSpec, withDeadline } from '@treewarden/engine';
 import type { CommandOf, CommandResult } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { HostRun } from '../engine/port.js';
@@ -74,13 +74,10 @@ export async function launchRun(
 /** The engine's message when the run could not start; null once it has a root (it started). */
 async function launchErrorOf(handle: HostRun): Promise<string | null> {
   if (handle.root !== null) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const verdict = await Promise.race([
-    handle.outcome,
-    new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), LAUNCH_VERDICT_WAIT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  const verdict = await withDeadline(handle.outcome, LAUNCH_VERDICT_WAIT_MS, 'the launch verdict').catch((error) => {
+    if (error instanceof DeadlineError) return null; // still running: it started
+    throw error;
+  });
   if (verdict === null || !LAUNCH_FAILURES.has(verdict.classification)) return null;
   return verdict.error ?? `the run ended ${verdict.classification} before it started`;
 }
