@@ -14,6 +14,8 @@ import { psCommand } from './commands/ps.js';
 import { runCommand } from './commands/run.js';
 import { scenarioCommand } from './commands/scenario.js';
 import { serveCommand } from './commands/serve.js';
+import { sessionsCommand } from './commands/sessions.js';
+import { watchCommand } from './commands/watch.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
@@ -26,6 +28,8 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   orphans: orphansCommand,
   ports: portsCommand,
   'free-port': freePortCommand,
+  sessions: sessionsCommand,
+  watch: watchCommand,
 };
 
 function overview(): string {

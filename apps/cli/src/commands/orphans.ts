@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import {
   type CleanedGroup,
+  type CleanedLeak,
   cleanOrphans,
   findOrphans,
   type OrphanGroup,
@@ -17,6 +18,7 @@ import {
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
 import type { CliCommand } from './command.js';
+import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
 
 const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S]';
 const OPTIONS = {
@@ -61,6 +63,10 @@ function cleanedJson(cleaned: CleanedGroup) {
   };
 }
 
+function agentCleanedJson(cleaned: CleanedLeak) {
+  return { sessionId: cleaned.leak.sessionId, kind: 'agent', processes: cleaned.processes };
+}
+
 function formatGroup(group: OrphanGroup): string {
   const title = `run ${group.runId ?? '-'}${group.leaseId ? ` (lease ${group.leaseId})` : ''}: ${group.why}`;
   const lines = group.members.map(({ entry, reasons }) => {
@@ -86,6 +92,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const graceSeconds = parseSeconds('--grace', values.grace);
   const paths = statePaths();
   const scan = findOrphans({ paths });
+  const agentLeaks = findAgentOrphans();
+  const agentCleaned =
+    values.clean === true ? await cleanAgentOrphans(agentLeaks, paths.ledgerFile, graceSeconds) : null;
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
@@ -94,14 +103,19 @@ async function main(argv: readonly string[]): Promise<number> {
           ...(graceSeconds !== undefined ? { graceMs: graceSeconds * 1000 } : {}),
         })
       : null;
-  const survivors = cleaned !== null ? survivorsOf(cleaned) : [];
+  const survivors = [
+    ...(cleaned !== null ? survivorsOf(cleaned) : []),
+    ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
+  ];
   if (values.json === true) {
     const body = {
-      groups: scan.groups.map(groupJson),
-      ...(cleaned !== null ? { cleaned: cleaned.map(cleanedJson), survivors } : {}),
+      groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],
+      ...(cleaned !== null
+        ? { cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)], survivors }
+        : {}),
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
-  } else if (scan.groups.length === 0) {
+  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0) {
     await writeOut(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
@@ -111,7 +125,11 @@ async function main(argv: readonly string[]): Promise<number> {
         cleaned !== null && group.kind === 'unregistered' ? '\n  (not cleaned: unregistered; add --all)' : '';
       return `${formatGroup(group)}${hint}`;
     });
-    await writeOut(process.stdout, `${blocks.join('\n\n')}\n`);
+    const agentBlocks = agentLeaks.leaks.map((leak) => {
+      const done = agentCleaned?.find((entry) => entry.leak === leak);
+      return done !== undefined ? `${formatAgentLeak(leak)}\n${formatAgentCleaned(done)}` : formatAgentLeak(leak);
+    });
+    await writeOut(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
   }
   return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }

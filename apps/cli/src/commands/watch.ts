@@ -1,0 +1,115 @@
+/**
+ * `treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]`: a foreground observer of agent
+ * sessions (Ctrl-C ends it). It remembers sessions' trees in the state dir while it runs, so leaks
+ * keep their evidence after reparenting, and prints session-started, session-ended, leak-found and
+ * (with --auto-clean, off by default) leak-cleaned events; `--json`: one JSON object per line.
+ */
+import { parseArgs } from 'node:util';
+import {
+  type AgentEvent,
+  type AgentLeak,
+  cleanAgentLeaks,
+  createAgentWatcher,
+  leakGroupRow,
+  WATCH_TICK_MS,
+} from '@treewarden/engine';
+import { parseSeconds, writeOut } from '../args.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { agentContext } from './agent-context.js';
+import { type CliCommand, UsageError } from './command.js';
+import { serviceUnit } from './watch-unit.js';
+
+const USAGE = 'treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]';
+const OPTIONS = {
+  json: { type: 'boolean' },
+  'auto-clean': { type: 'string' },
+  'print-unit': { type: 'boolean' },
+} as const;
+/** The longest accepted --auto-clean delay (a day): longer is a typo more often than a wish. */
+const MAX_AUTO_CLEAN_SECONDS = 86_400;
+
+type Emit = (event: Record<string, unknown>, text: string) => Promise<void>;
+
+function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
+  if (event.type === 'leak-found') {
+    const group = leakGroupRow(event.leak);
+    return [
+      { type: event.type, ...group, newPids: event.newPids },
+      `leak: ${event.leak.agent} ${event.leak.sessionId}: ${event.newPids.join(' ')} (${event.leak.why})`,
+    ];
+  }
+  const { session } = event;
+  const body = {
+    type: event.type,
+    id: session.id,
+    agent: session.agent,
+    root: { pid: session.root.pid, startTime: session.root.startTime },
+    cwd: session.cwd,
+  };
+  return [body, `${event.type}: ${session.agent} ${session.id} in ${session.cwd ?? '?'}`];
+}
+
+async function autoClean(
+  leaks: readonly AgentLeak[],
+  endedAt: ReadonlyMap<string, number>,
+  delayMs: number,
+  ledgerFile: string,
+  emit: Emit,
+): Promise<void> {
+  const now = Date.now();
+  // Marker-only leaks have no remembered end: their clock starts when this watcher first saw them.
+  const due = leaks.filter((leak) => now - (endedAt.get(leak.sessionId) ?? now) >= delayMs);
+  if (due.length === 0) return;
+  for (const cleaned of await cleanAgentLeaks(due, { ledgerFile })) {
+    await emit(
+      {
+        type: 'leak-cleaned',
+        sessionId: cleaned.leak.sessionId,
+        agent: cleaned.leak.agent,
+        processes: cleaned.processes,
+      },
+      `cleaned ${cleaned.leak.sessionId}: ${cleaned.processes.map((p) => `${p.pid} ${p.result}`).join(', ')}`,
+    );
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true });
+  if (values['print-unit'] === true) {
+    await writeOut(process.stdout, serviceUnit(process.platform, process.execPath, process.argv[1] ?? 'treewarden'));
+    return EXIT_OK;
+  }
+  const autoCleanSeconds = parseSeconds('--auto-clean', values['auto-clean']);
+  if (autoCleanSeconds !== undefined && autoCleanSeconds > MAX_AUTO_CLEAN_SECONDS)
+    throw new UsageError(`--auto-clean ${autoCleanSeconds} is above ${MAX_AUTO_CLEAN_SECONDS} seconds`);
+  const context = agentContext();
+  for (const problem of context.rulesProblems ?? [])
+    await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
+  const emit: Emit = async (event, text) =>
+    writeOut(process.stdout, values.json === true ? `${JSON.stringify(event)}\n` : `${text}\n`);
+  const watcher = createAgentWatcher(context);
+  const firstSeen = new Map<string, number>();
+  let stopping = false;
+  const stop = (): void => {
+    stopping = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  while (!stopping) {
+    const { observation, events } = watcher.tick();
+    for (const event of events) await emit(...eventLine(event));
+    for (const session of observation.sessions)
+      if (session.endedAtMs !== null) firstSeen.set(session.id, session.endedAtMs);
+    for (const leak of observation.leaks) if (!firstSeen.has(leak.sessionId)) firstSeen.set(leak.sessionId, Date.now());
+    if (autoCleanSeconds !== undefined)
+      await autoClean(observation.leaks, firstSeen, autoCleanSeconds * 1000, context.ledgerFile, emit);
+    await new Promise((resolve) => setTimeout(resolve, WATCH_TICK_MS));
+  }
+  return EXIT_OK;
+}
+
+export const watchCommand: CliCommand = {
+  summary: 'observe agent sessions in the foreground; report (and with --auto-clean end) their leaks',
+  usage: USAGE,
+  main,
+};

@@ -1,0 +1,201 @@
+/**
+ * `treewarden sessions` and `orphans` with agent sessions, through the built CLI, on real process
+ * trees of fake agents installed like the real ones. A session is recognised live with its roles;
+ * after its root dies (SIGKILL, SIGHUP of a closed terminal, normal exit) every survivor is
+ * reported with reasons, and `orphans --clean` leaves none alive, while a second live session, a
+ * marker-less daemon reparented to pid 1 and another user's marked process are never reported
+ * or signalled.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { type AgentLeakGroup, agentLeakGroupSchema, agentSessionsReportSchema } from '@treewarden/protocol';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readProcTable } from '../../../packages/engine/src/table/index.js';
+import { type FakeAgent, pidOf, startFakeAgent } from '../../../packages/engine/test/agents/fake-agents.js';
+import {
+  fixturePath,
+  isRunning,
+  MAX_LIFETIME_ENV,
+  readReportedPids,
+  spawnFixture,
+  TEST_FIXTURE_LIFETIME_MS,
+  useProcessTracker,
+  waitFor,
+} from '../../../packages/engine/test/helpers/index.js';
+import { assertBuilt, runCli } from './cli-helpers.js';
+
+/** Bound on waiting for a dead session's survivors to be reported (CLI start-up under load included). */
+const LEAK_REPORT_WAIT_MS = 25_000;
+const NOBODY_UID = 65534;
+
+const tracker = useProcessTracker();
+
+beforeAll(() => assertBuilt());
+
+async function sessionsJson() {
+  const result = await runCli(['sessions', '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return agentSessionsReportSchema.parse(JSON.parse(result.stdout));
+}
+
+async function agentGroups(): Promise<AgentLeakGroup[]> {
+  const result = await runCli(['orphans', '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  const body = JSON.parse(result.stdout) as { groups: { kind: string }[] };
+  return body.groups.filter((group) => group.kind === 'agent').map((group) => agentLeakGroupSchema.parse(group));
+}
+
+function reportedPids(groups: readonly AgentLeakGroup[]): Set<number> {
+  return new Set(groups.flatMap((group) => group.processes.map((process) => process.pid)));
+}
+
+/** Waits until every pid in `expected` is reported in some agent group; returns the groups. */
+async function waitForLeaks(expected: readonly number[]): Promise<AgentLeakGroup[]> {
+  return waitFor(
+    async () => {
+      const groups = await agentGroups();
+      const pids = reportedPids(groups);
+      return expected.every((pid) => pids.has(pid)) ? groups : null;
+    },
+    { timeoutMs: LEAK_REPORT_WAIT_MS, description: `leaks ${expected.join(' ')} to be reported` },
+  );
+}
+
+async function waitForDeath(pid: number): Promise<void> {
+  await waitFor(() => !isRunning(pid), { description: `pid ${pid} to die` });
+}
+
+/** A marked process of another user, double-forked to pid 1 (the leak check must never touch it). */
+async function startOtherUsersLeak(): Promise<number> {
+  const token = `tw-other-user-${randomUUID()}`;
+  const child = spawn(
+    'setsid',
+    [
+      '-f',
+      'setpriv',
+      `--reuid=${NOBODY_UID}`,
+      `--regid=${NOBODY_UID}`,
+      '--clear-groups',
+      process.execPath,
+      fixturePath('agents/fake-mcp-server.mjs'),
+      token,
+    ],
+    {
+      stdio: 'ignore',
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        CLAUDECODE: '1',
+        [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS),
+      },
+    },
+  );
+  tracker.trackChild(child);
+  const pid = await waitFor(
+    // Only the exec'd node as nobody: the short-lived `setsid` parent carries the token too.
+    () =>
+      [...readProcTable().entries.values()].find(
+        (entry) => entry.uid === NOBODY_UID && entry.args[0] === process.execPath && entry.args.includes(token),
+      )?.pid,
+    { description: "the other user's process" },
+  );
+  tracker.trackPid(pid);
+  return pid;
+}
+
+/** A marker-less daemon reparented to pid 1 by a setsid double fork. */
+async function startMarkerlessDaemon(): Promise<number> {
+  const outer = spawnFixture(tracker, 'double-fork.mjs');
+  const [middle] = await readReportedPids(tracker, outer.reportFile, 1, { role: 'middle' });
+  const daemon = middle?.daemon;
+  if (typeof daemon !== 'number') throw new Error('double-fork did not report its daemon');
+  await waitFor(() => readProcTable().entries.get(daemon)?.ppid !== middle?.pid, {
+    description: 'the daemon to be reparented',
+  });
+  return daemon;
+}
+
+function survivorsOf(agent: FakeAgent): number[] {
+  return agent.pids.filter((pid) => pid !== agent.rootPid);
+}
+
+describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', () => {
+  it('recognises a live Claude-like session with members and roles; after SIGKILL reports and cleans only its survivors', async () => {
+    const doomed = await startFakeAgent(tracker, 'claude');
+    const bystander = await startFakeAgent(tracker, 'claude');
+    const daemon = await startMarkerlessDaemon();
+    const otherUser = await startOtherUsersLeak();
+
+    const live = await sessionsJson();
+    const session = live.sessions.find((candidate) => candidate.root.pid === doomed.rootPid);
+    expect(session?.agent).toBe('claude-code');
+    expect(session?.state).toBe('live');
+    const roleOf = (pid: number) => session?.members.find((member) => member.pid === pid)?.role;
+    expect(roleOf(pidOf(doomed, 'npx-wrapper'))).toBe('mcp-server');
+    expect(roleOf(pidOf(doomed, 'mcp-server'))).toBe('mcp-server');
+    expect(roleOf(pidOf(doomed, 'dev-server'))).toBe('dev-server');
+    expect(roleOf(pidOf(doomed, 'subagent'))).toBe('subagent');
+    expect(session?.members.filter((member) => member.role === 'shell')).toHaveLength(2);
+    expect(
+      live.sessions.some((candidate) => candidate.root.pid === bystander.rootPid && candidate.state === 'live'),
+    ).toBe(true);
+
+    process.kill(doomed.rootPid, 'SIGKILL');
+    const groups = await waitForLeaks(survivorsOf(doomed));
+    const group = groups.find((candidate) => candidate.sessionId === session?.id);
+    expect(group?.agent).toBe('claude-code');
+    for (const process of group?.processes ?? [])
+      expect(process.reasons.join('; ')).toMatch(/remembered as .* is gone/);
+    const reported = reportedPids(groups);
+    for (const pid of [...bystander.pids, daemon, otherUser]) expect(reported.has(pid)).toBe(false);
+
+    const ended = await sessionsJson();
+    const endedRow = ended.sessions.find((candidate) => candidate.id === session?.id);
+    expect(endedRow?.state).toBe('ended');
+    expect([...(endedRow?.leaked ?? [])].sort()).toEqual(survivorsOf(doomed).sort());
+
+    const clean = await runCli(['orphans', '--clean', '--json', '--grace', '1']);
+    expect(clean.code, clean.stderr).toBe(0);
+    for (const pid of survivorsOf(doomed)) expect(isRunning(pid)).toBe(false);
+    for (const pid of [...bystander.pids, daemon, otherUser])
+      expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(true);
+  });
+
+  it("keeps a Codex-like session's marker-less MCP servers by remembered ancestry after a normal exit", async () => {
+    const codex = await startFakeAgent(tracker, 'codex');
+    const live = await sessionsJson();
+    const session = live.sessions.find((candidate) => candidate.root.pid === codex.rootPid);
+    expect(session?.agent).toBe('codex');
+    expect(session?.members.map((member) => member.role)).toEqual(['mcp-server', 'mcp-server']);
+
+    process.kill(codex.rootPid, 'SIGUSR2');
+    await waitForDeath(codex.rootPid);
+    const groups = await waitForLeaks(survivorsOf(codex));
+    const group = groups.find((candidate) => candidate.sessionId === session?.id);
+    expect(group?.processes.map((process) => process.role)).toEqual(['mcp-server', 'mcp-server']);
+    for (const process of group?.processes ?? []) expect(process.reasons).toContain('reparented to pid 1');
+
+    const clean = await runCli(['orphans', '--clean', '--grace', '1']);
+    expect(clean.code, clean.stderr).toBe(0);
+    for (const pid of survivorsOf(codex)) expect(isRunning(pid)).toBe(false);
+  });
+
+  it('finds a tree leaked before any observer ran (SIGHUP of a closed terminal) from markers alone', async () => {
+    const claude = await startFakeAgent(tracker, 'claude');
+    process.kill(claude.rootPid, 'SIGHUP');
+    await waitForDeath(claude.rootPid);
+    const groups = await waitForLeaks(survivorsOf(claude));
+    for (const group of groups.filter((candidate) => candidate.processes.some((p) => claude.pids.includes(p.pid)))) {
+      expect(group.sessionId).toMatch(/^claude-code-orphan-/);
+      expect(group.processes[0]?.reasons.join('; ')).toMatch(/CLAUDECODE=1/);
+    }
+    const clean = await runCli(['orphans', '--clean', '--grace', '1']);
+    expect(clean.code, clean.stderr).toBe(0);
+    for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(false);
+  });
+
+  it('prints a systemd --user unit that runs the watcher', async () => {
+    const result = await runCli(['watch', '--print-unit']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ExecStart=".*" ".*main\.js" "watch"$/m);
+  });
+});
