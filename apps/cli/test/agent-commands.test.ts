@@ -22,7 +22,7 @@ import {
   useProcessTracker,
   waitFor,
 } from '../../../packages/engine/test/helpers/index.js';
-import { assertBuilt, runCli } from './cli-helpers.js';
+import { assertBuilt, runCli, startCli } from './cli-helpers.js';
 
 /** Bound on waiting for a dead session's survivors to be reported (CLI start-up under load included). */
 const LEAK_REPORT_WAIT_MS = 25_000;
@@ -197,5 +197,49 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
     const result = await runCli(['watch', '--print-unit']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ExecStart=".*" ".*main\.js" "watch"$/m);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('treewarden watch', () => {
+  it('prints session-started, session-ended, leak-found and (with --auto-clean 0) leak-cleaned, one JSON per line', async () => {
+    const watch = startCli(['watch', '--json', '--auto-clean', '0']);
+    tracker.trackChild(watch.child);
+    const events: { type: string; [key: string]: unknown }[] = [];
+    let buffered = '';
+    watch.child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') events.push(JSON.parse(line));
+    });
+    const claude = await startFakeAgent(tracker, 'claude');
+    const started = await waitFor(
+      () =>
+        events.find(
+          (event) => event.type === 'session-started' && (event.root as { pid: number }).pid === claude.rootPid,
+        ),
+      { timeoutMs: LEAK_REPORT_WAIT_MS, description: 'session-started' },
+    );
+    process.kill(claude.rootPid, 'SIGKILL');
+    const ofSession = (type: string) =>
+      events.filter((event) => event.type === type && (event.id ?? event.sessionId) === started.id);
+    await waitFor(() => ofSession('leak-cleaned').length > 0, {
+      timeoutMs: LEAK_REPORT_WAIT_MS,
+      description: 'leak-cleaned',
+    });
+    expect(ofSession('session-ended')).toHaveLength(1);
+    const found = ofSession('leak-found').flatMap((event) => event.newPids as number[]);
+    expect(found.sort()).toEqual(survivorsOf(claude).sort());
+    const cleaned = ofSession('leak-cleaned').flatMap((event) => event.processes as { pid: number; result: string }[]);
+    for (const process of cleaned) expect(process.result).toMatch(/^(killed|already_gone)$/);
+    for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(false);
+    watch.child.kill('SIGINT');
+    expect((await watch.result).code).toBe(0);
+  });
+
+  it('refuses a negative --auto-clean before observing anything', async () => {
+    const result = await runCli(['watch', '--auto-clean=-5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--auto-clean -5 is outside/);
   });
 });

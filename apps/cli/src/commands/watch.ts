@@ -80,8 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return EXIT_OK;
   }
   const autoCleanSeconds = parseSeconds('--auto-clean', values['auto-clean']);
-  if (autoCleanSeconds !== undefined && autoCleanSeconds > MAX_AUTO_CLEAN_SECONDS)
-    throw new UsageError(`--auto-clean ${autoCleanSeconds} is above ${MAX_AUTO_CLEAN_SECONDS} seconds`);
+  if (autoCleanSeconds !== undefined && (autoCleanSeconds < 0 || autoCleanSeconds > MAX_AUTO_CLEAN_SECONDS))
+    throw new UsageError(`--auto-clean ${autoCleanSeconds} is outside 0…${MAX_AUTO_CLEAN_SECONDS} seconds`);
   const context = agentContext();
   for (const problem of context.rulesProblems ?? [])
     await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);

@@ -40,6 +40,8 @@ export interface LeakInput {
   readonly subreapers?: ReadonlySet<number>;
   readonly uid?: number;
   readonly now: number;
+  /** Whether a group/session leader lives; default: present in `table` (pass a live check for a partial table). */
+  readonly isPresent?: (pid: number) => boolean;
 }
 
 interface Judge {
@@ -84,7 +86,7 @@ function isEligible(judge: Judge, entry: ProcessEntry | undefined): entry is Pro
 
 function leaked(judge: Judge, entry: ProcessEntry, role: MemberRole, evidence: string[]): LeakedProcess {
   judge.claimed.add(entry.pid);
-  const context = contextReasons(entry, judge.input.table, judge.subreapers, judge.input.now);
+  const context = contextReasons(entry, judge.input.table, judge.subreapers, judge.input.now, judge.input.isPresent);
   return { entry, role, reasons: [...evidence, ...context] };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The watcher's cheap read (Linux): instead of every process, only the children of pid 1 and of
- * known subreapers (where orphans land), the remembered sessions' roots and members, and the
- * descendants of those that carry agent evidence. argv and uid are read once per identity
+ * known subreapers (where orphans land) and their descendants when they carry agent evidence,
+ * plus the remembered sessions' roots, members and descendants (the owned-tree refresh). argv and uid are read once per identity
  * (shared cache), markers once per identity (the marker reader's cache).
  */
 
@@ -45,10 +45,11 @@ export function readFocusedTable(
   }
   for (const session of remembered) {
     for (const pid of [session.root.pid, ...session.members.map((member) => member.pid)]) {
-      if (readEntry(pid, cache, entries) !== null && session.endedAtMs !== null) expand.push(pid);
+      if (readEntry(pid, cache, entries) !== null) expand.push(pid);
     }
   }
-  // Descendants of evidence-bearing orphans and of ended sessions' survivors leak with them.
+  // Live sessions' trees are followed every tick (a member's new child is seen at once); the
+  // descendants of evidence-bearing orphans and of ended sessions' survivors leak with them.
   while (expand.length > 0 && entries.size < MAX_FOCUSED_PROCESSES) {
     for (const child of childrenOf(expand.pop() as number)) {
       if (!entries.has(child) && readEntry(child, cache, entries) !== null) expand.push(child);

@@ -24,6 +24,7 @@ export function contextReasons(
   table: ProcessTable,
   subreapers: ReadonlySet<number>,
   now: number,
+  isPresent: (pid: number) => boolean = (pid) => table.entries.has(pid),
 ): string[] {
   const reasons: string[] = [];
   if (entry.ppid === 1) reasons.push('reparented to pid 1');
@@ -31,9 +32,9 @@ export function contextReasons(
     const parent = table.entries.get(entry.ppid);
     reasons.push(`reparented to subreaper ${entry.ppid}${parent ? ` (${parent.command})` : ''}`);
   }
-  if (entry.pgid !== entry.pid && entry.pgid > 1 && !table.entries.has(entry.pgid))
+  if (entry.pgid !== entry.pid && entry.pgid > 1 && !isPresent(entry.pgid))
     reasons.push(`its process group leader ${entry.pgid} is gone`);
-  if (entry.sid !== entry.pid && entry.sid > 1 && entry.sid !== entry.pgid && !table.entries.has(entry.sid))
+  if (entry.sid !== entry.pid && entry.sid > 1 && entry.sid !== entry.pgid && !isPresent(entry.sid))
     reasons.push(`its session leader ${entry.sid} is gone`);
   if (entry.startedAtMs > 0) reasons.push(`age ${formatAge(now - entry.startedAtMs)}`);
   return reasons;

@@ -5,6 +5,7 @@
  */
 import { readLinuxPortMap } from '../ports/linux-ports.js';
 import { ancestorPids } from '../signal/guards.js';
+import { readLiveStartTime } from '../signal/start-time.js';
 import { readProcTable } from '../table/linux-proc.js';
 import type { ProcessTable } from '../table/types.js';
 import { createMarkerReader, type MarkerReader } from './environ.js';
@@ -75,7 +76,7 @@ function recogniseWithPorts(
   return listeningPids.size === 0 ? first : recogniseSessions({ ...recognition, listeningPids }, markers);
 }
 
-/** Judges `table` against `remembered` and writes what changed. `full`: recognition ran on a full table. */
+/** Judges `table` against `remembered` and writes what changed. `full`: a whole-machine table (else a focused one). */
 export function observeTable(
   context: ObserveContext,
   table: ProcessTable,
@@ -88,11 +89,25 @@ export function observeTable(
   const uid = context.uid ?? currentUid();
   const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid };
   const markers = collectMarkers(recognition);
-  const live = full ? recogniseWithPorts(context, recognition, markers) : [];
+  // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
+  // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
+  const live = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   for (const record of result.changed) writeSession(context.stateRoot, record);
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
-  const leaks = findAgentLeaks({ table, live, remembered: result.sessions, markers, exclude, subreapers, uid, now });
+  // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
+  const isPresent = full ? undefined : (pid: number) => table.entries.has(pid) || readLiveStartTime(pid) !== null;
+  const leaks = findAgentLeaks({
+    table,
+    live,
+    remembered: result.sessions,
+    markers,
+    exclude,
+    subreapers,
+    uid,
+    now,
+    ...(isPresent !== undefined ? { isPresent } : {}),
+  });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));
   const sessions = pruneSessions(context.stateRoot, result.sessions, now, (session) => leaking.has(session.id));
   return {

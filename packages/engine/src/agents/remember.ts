@@ -40,8 +40,14 @@ function mergeMembers(previous: readonly StoredMember[], live: LiveSession, tabl
   const merged = new Map<string, StoredMember>();
   for (const member of previous)
     if (isAlive(table, member.pid, member.startTime)) merged.set(identityKey(member), member);
-  // Current observation wins for role and ppid; remembered ones stay even when no longer descendants.
-  for (const member of live.members) merged.set(identityKey(member.entry), storedMember(member));
+  // Current observation wins for ppid; remembered ones stay even when no longer descendants. A role
+  // once told apart is kept over a later `other` (sockets are only read on full scans).
+  for (const member of live.members) {
+    const current = storedMember(member);
+    const before = merged.get(identityKey(member.entry));
+    const role = current.role === 'other' && before !== undefined ? before.role : current.role;
+    merged.set(identityKey(member.entry), { ...current, role });
+  }
   return [...merged.values()];
 }
 
