@@ -6,6 +6,7 @@
 import { readEnvironBounded } from '../ownership/cookie.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { identityKey, type ProcessIdentity } from '../table/types.js';
+import { readProcArgs2 } from './darwin-procargs.js';
 
 /** Identities whose markers are remembered; the oldest are forgotten first. */
 export const MAX_CACHED_ENVIRONS = 16_384;
@@ -26,8 +27,20 @@ export function parseMarkerVars(environ: Buffer, names: ReadonlySet<string>): Ma
   return found;
 }
 
+/** The raw environment block: /proc on Linux, KERN_PROCARGS2 on macOS; null elsewhere. */
+function readEnvironment(pid: number): Buffer | null {
+  if (process.platform === 'linux') return readEnvironBounded(pid);
+  const args = readProcArgs2(pid);
+  return args === null ? null : Buffer.from(args.env.join('\0'), 'utf8');
+}
+
+/** Linux re-checks the start time after the read; macOS start times come from `ps` and are not re-read here. */
+function isSameIdentity(identity: ProcessIdentity): boolean {
+  return process.platform !== 'linux' || readLiveStartTime(identity.pid) === identity.startTime;
+}
+
 /**
- * A cached Linux reader. The environ read comes after the table read: the start time is checked
+ * A cached reader (Linux /proc, macOS sysctl). The environ read comes after the table read: the start time is checked
  * again afterwards so a recycled pid's environment is never attributed to the old identity.
  */
 export function createMarkerReader(names: ReadonlySet<string>): MarkerReader & { readonly size: () => number } {
