@@ -3,17 +3,19 @@
  * numbers depend on the machine and on what else runs on it.
  */
 import { cpus } from 'node:os';
+import { runAgentBench } from './agent-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runPortBench } from './port-bench.js';
 import { runTableBench } from './table-bench.js';
 
 type Section = () => Promise<string>;
 
-/** `node dist/bench/main.js [SECTION…]` runs only the named sections (table, kill, ports); none runs all. */
+/** `node dist/bench/main.js [SECTION…]` runs only the named sections (table, kill, ports, agents); none runs all. */
 const SECTIONS: Readonly<Record<string, readonly [string, Section]>> = {
   table: ['Process table', runTableBench],
   kill: ['Tree kill', () => runKillBench()],
   ports: ['Ports', runPortBench],
+  agents: ['Agent sessions', runAgentBench],
 };
 
 async function runSection(title: string, section: Section): Promise<string> {
