@@ -143,9 +143,13 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
     const groups = await waitForLeaks(survivorsOf(doomed));
     const group = groups.find((candidate) => candidate.sessionId === session?.id);
     expect(group?.agent).toBe('claude-code');
+    expect(group?.processes.map((process) => process.pid).sort()).toEqual(survivorsOf(doomed).sort());
     for (const process of group?.processes ?? [])
       expect(process.reasons.join('; ')).toMatch(/remembered as .* is gone/);
     const reported = reportedPids(groups);
+    const devServer = group?.processes.find((process) => process.pid === pidOf(doomed, 'dev-server'));
+    expect(devServer?.role).toBe('dev-server');
+    expect(devServer?.reasons).toContain('no controlling terminal');
     for (const pid of [...bystander.pids, daemon, otherUser]) expect(reported.has(pid)).toBe(false);
 
     const ended = await sessionsJson();

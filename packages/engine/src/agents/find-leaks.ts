@@ -42,6 +42,8 @@ export interface LeakInput {
   readonly now: number;
   /** Whether a group/session leader lives; default: present in `table` (pass a live check for a partial table). */
   readonly isPresent?: (pid: number) => boolean;
+  /** tty_nr of a process (0: none), null when unknown; read only for leaked processes. */
+  readonly ttyOf?: (pid: number) => number | null;
 }
 
 interface Judge {
@@ -86,7 +88,14 @@ function isEligible(judge: Judge, entry: ProcessEntry | undefined): entry is Pro
 
 function leaked(judge: Judge, entry: ProcessEntry, role: MemberRole, evidence: string[]): LeakedProcess {
   judge.claimed.add(entry.pid);
-  const context = contextReasons(entry, judge.input.table, judge.subreapers, judge.input.now, judge.input.isPresent);
+  const context = contextReasons(
+    entry,
+    judge.input.table,
+    judge.subreapers,
+    judge.input.now,
+    judge.input.isPresent,
+    judge.input.ttyOf,
+  );
   return { entry, role, reasons: [...evidence, ...context] };
 }
 

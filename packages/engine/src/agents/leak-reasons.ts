@@ -25,6 +25,7 @@ export function contextReasons(
   subreapers: ReadonlySet<number>,
   now: number,
   isPresent: (pid: number) => boolean = (pid) => table.entries.has(pid),
+  ttyOf: (pid: number) => number | null = () => null,
 ): string[] {
   const reasons: string[] = [];
   if (entry.ppid === 1) reasons.push('reparented to pid 1');
@@ -36,6 +37,7 @@ export function contextReasons(
     reasons.push(`its process group leader ${entry.pgid} is gone`);
   if (entry.sid !== entry.pid && entry.sid > 1 && entry.sid !== entry.pgid && !isPresent(entry.sid))
     reasons.push(`its session leader ${entry.sid} is gone`);
+  if (ttyOf(entry.pid) === 0) reasons.push('no controlling terminal');
   if (entry.startedAtMs > 0) reasons.push(`age ${formatAge(now - entry.startedAtMs)}`);
   return reasons;
 }

@@ -3,11 +3,13 @@
  * remembered ones (state dir), judge leaks. `observeAgentsOnce` reads the whole table (the CLI's
  * one-shot commands); the watcher's cheap ticks use `readFocusedTable` instead.
  */
+
 import { readLinuxPortMap } from '../ports/linux-ports.js';
 import { ancestorPids } from '../signal/guards.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { readProcTable } from '../table/linux-proc.js';
 import type { ProcessTable } from '../table/types.js';
+import { readControllingTty } from './controlling-tty.js';
 import { createMarkerReader, type MarkerReader } from './environ.js';
 import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
 import { SUBREAPER_COMMANDS } from './leak-reasons.js';
@@ -106,6 +108,7 @@ export function observeTable(
     subreapers,
     uid,
     now,
+    ttyOf: readControllingTty,
     ...(isPresent !== undefined ? { isPresent } : {}),
   });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));

@@ -15,6 +15,8 @@ import { type FakeProcess, fakeTable, makeTempDir } from '../helpers/index.js';
 const { rules } = loadAgentRules(makeTempDir());
 const ME = typeof process.getuid === 'function' ? process.getuid() : 501;
 const CLAUDE = ['node', '/u/lib/node_modules/@anthropic-ai/claude-code/cli.js'];
+/** A tty_nr of /dev/pts/0: the setsid'd dev server (106) has none. */
+const TTY = 34816;
 const MARKED = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'sess-a' };
 
 function markerReader(env: Record<number, Record<string, string>>): MarkerReader {
@@ -51,6 +53,7 @@ function judge(
     exclude: new Set([process.pid]),
     uid: ME,
     now,
+    ttyOf: (pid: number) => (pid === 106 ? 0 : TTY),
   });
   return { live, memory, leaks };
 }
@@ -88,6 +91,8 @@ describe('agent sessions over injected tables', () => {
     );
     expect(sh?.reasons).toContain('reparented to pid 1');
     expect(sh?.reasons).toContain('its process group leader 100 is gone');
+    expect(sh?.reasons).not.toContain('no controlling terminal');
+    expect(leaks[0]?.processes.find((p) => p.entry.pid === 106)?.reasons).toContain('no controlling terminal');
   });
 
   it("remembers marker-less members by ancestry (Codex clears its MCP servers' environment)", () => {
