@@ -40,20 +40,17 @@ function isSameIdentity(identity: ProcessIdentity): boolean {
 }
 
 /**
- * A cached reader (Linux /proc, macOS sysctl). The environ read comes after the table read: the start time is checked
- * again afterwards so a recycled pid's environment is never attributed to the old identity.
+ * A cached reader (Linux /proc, macOS sysctl). The environ read comes after the table read: on
+ * Linux the start time is checked again afterwards, so a recycled pid's environment is never
+ * attributed to the old identity.
  */
 export function createMarkerReader(names: ReadonlySet<string>): MarkerReader & { readonly size: () => number } {
   const cache = new Map<string, MarkerVars | null>();
   const read = (identity: ProcessIdentity): MarkerVars | null => {
     const key = identityKey(identity);
     if (cache.has(key)) return cache.get(key) ?? null;
-    if (process.platform !== 'linux') return null;
-    const environ = readEnvironBounded(identity.pid);
-    const vars =
-      environ !== null && readLiveStartTime(identity.pid) === identity.startTime
-        ? parseMarkerVars(environ, names)
-        : null;
+    const environ = readEnvironment(identity.pid);
+    const vars = environ !== null && isSameIdentity(identity) ? parseMarkerVars(environ, names) : null;
     // An unreadable environ (zombie, gone) is not cached: a later read of a live identity may work.
     if (vars === null) return null;
     cache.set(key, vars);
