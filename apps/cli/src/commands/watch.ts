@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import {
   type AgentEvent,
   type AgentLeak,
+  type AgentObservation,
   cleanAgentLeaks,
   createAgentWatcher,
   leakGroupRow,
@@ -49,16 +50,37 @@ function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
   return [body, `${event.type}: ${session.agent} ${session.id} in ${session.cwd ?? '?'}`];
 }
 
+/**
+ * When each current leak's session ended: the remembered end, or for a marker-only leak (no
+ * remembered session) when this watcher first saw it. Rebuilt each tick, so it holds current leaks only.
+ */
+function leakClocks(previous: ReadonlyMap<string, number>, observation: AgentObservation): Map<string, number> {
+  const ends = new Map(observation.sessions.map((session) => [session.id, session.endedAtMs]));
+  const clocks = new Map<string, number>();
+  for (const leak of observation.leaks)
+    clocks.set(leak.sessionId, ends.get(leak.sessionId) ?? previous.get(leak.sessionId) ?? Date.now());
+  return clocks;
+}
+
+/** Leaked processes not yet tried: a refused or surviving process is reported once, not every tick. */
+function untried(leak: AgentLeak, attempted: Set<string>): AgentLeak | null {
+  const processes = leak.processes.filter(({ entry }) => !attempted.has(`${entry.pid}:${entry.startTime}`));
+  for (const { entry } of processes) attempted.add(`${entry.pid}:${entry.startTime}`);
+  return processes.length > 0 ? { ...leak, processes } : null;
+}
+
 async function autoClean(
   leaks: readonly AgentLeak[],
   endedAt: ReadonlyMap<string, number>,
   delayMs: number,
-  ledgerFile: string,
+  context: { readonly ledgerFile: string; readonly attempted: Set<string> },
   emit: Emit,
 ): Promise<void> {
   const now = Date.now();
-  // Marker-only leaks have no remembered end: their clock starts when this watcher first saw them.
-  const due = leaks.filter((leak) => now - (endedAt.get(leak.sessionId) ?? now) >= delayMs);
+  const { ledgerFile, attempted } = context;
+  const due = leaks
+    .filter((leak) => now - (endedAt.get(leak.sessionId) ?? now) >= delayMs)
+    .flatMap((leak) => untried(leak, attempted) ?? []);
   if (due.length === 0) return;
   for (const cleaned of await cleanAgentLeaks(due, { ledgerFile })) {
     await emit(
@@ -88,7 +110,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const emit: Emit = async (event, text) =>
     writeOut(process.stdout, values.json === true ? `${JSON.stringify(event)}\n` : `${text}\n`);
   const watcher = createAgentWatcher(context);
-  const firstSeen = new Map<string, number>();
+  let endedAt = new Map<string, number>();
+  const attempted = new Set<string>();
   let stopping = false;
   const stop = (): void => {
     stopping = true;
@@ -98,11 +121,15 @@ async function main(argv: readonly string[]): Promise<number> {
   while (!stopping) {
     const { observation, events } = watcher.tick();
     for (const event of events) await emit(...eventLine(event));
-    for (const session of observation.sessions)
-      if (session.endedAtMs !== null) firstSeen.set(session.id, session.endedAtMs);
-    for (const leak of observation.leaks) if (!firstSeen.has(leak.sessionId)) firstSeen.set(leak.sessionId, Date.now());
+    endedAt = leakClocks(endedAt, observation);
     if (autoCleanSeconds !== undefined)
-      await autoClean(observation.leaks, firstSeen, autoCleanSeconds * 1000, context.ledgerFile, emit);
+      await autoClean(
+        observation.leaks,
+        endedAt,
+        autoCleanSeconds * 1000,
+        { ledgerFile: context.ledgerFile, attempted },
+        emit,
+      );
     await new Promise((resolve) => setTimeout(resolve, WATCH_TICK_MS));
   }
   return EXIT_OK;

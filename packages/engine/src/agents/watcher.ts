@@ -10,7 +10,7 @@ import type { MarkerReader } from './environ.js';
 import type { AgentLeak } from './find-leaks.js';
 import { hasMarkers, readFocusedTable } from './focused-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
-import { readSessions } from './session-store.js';
+import { readSessions, type StoreProblem } from './session-store.js';
 import type { StoredSession } from './store-schema.js';
 
 /** New sessions are found by a full read this often; leaks of known ones are followed every tick. */
@@ -35,30 +35,42 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   const interval = options.fullScanIntervalMs ?? FULL_SCAN_INTERVAL_MS;
   const uid = options.uid ?? currentUid();
   const cache: IdentityCache = new Map();
-  const reported = new Set<string>();
+  let reported = new Set<string>();
+  let remembered: StoredSession[] | null = null;
+  let storeProblems: StoreProblem[] = [];
   const evidence = hasMarkers(options.readMarkers as MarkerReader);
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   return {
     tick(now = Date.now()) {
-      const store = readSessions(options.stateRoot);
       const full = now - lastFullAt >= interval;
-      const table = full ? readProcTable() : readFocusedTable(store.sessions, subreapers, evidence, cache);
+      // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
+      // between them this watcher's own last view is current, and re-parsing every file each tick is waste.
+      if (full || remembered === null) {
+        const store = readSessions(options.stateRoot);
+        remembered = store.sessions;
+        storeProblems = store.problems;
+      }
+      const table = full ? readProcTable() : readFocusedTable(remembered, subreapers, evidence, cache);
       if (full) {
         lastFullAt = now;
         subreapers = findSubreapers(table, uid);
       }
-      const observation = observeTable({ ...options, now }, table, store.sessions, store.problems, full, subreapers);
+      const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
+      remembered = [...observation.sessions];
       const events: AgentEvent[] = [
         ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
       ];
+      const current = new Set<string>();
       for (const leak of observation.leaks) {
         const fresh = leak.processes.filter((process) => !reported.has(identityKey(process.entry)));
-        for (const process of fresh) reported.add(identityKey(process.entry));
+        for (const process of leak.processes) current.add(identityKey(process.entry));
         if (fresh.length > 0)
           events.push({ type: 'leak-found', leak, newPids: fresh.map((process) => process.entry.pid) });
       }
+      // An identity never comes back once gone, so only the current leaks need remembering.
+      reported = current;
       return { observation, events };
     },
   };
