@@ -154,3 +154,29 @@ describe('agent sessions over injected tables', () => {
     expect(pids).toContain(102);
   });
 });
+
+describe('roles by argv', () => {
+  it("tells a browser MCP server's headless Chrome from a plain Chrome, and npm exec wrappers from other node processes", () => {
+    const processes: FakeProcess[] = [
+      { pid: 100, ppid: 50, pgid: 100, args: CLAUDE },
+      { pid: 110, ppid: 100, pgid: 100, args: ['npm', 'exec', '@playwright/mcp@latest'] },
+      {
+        pid: 111,
+        ppid: 110,
+        pgid: 100,
+        args: ['/opt/google/chrome/chrome', '--user-data-dir=/tmp/mcp-chrome-abc', '--headless'],
+      },
+      {
+        pid: 112,
+        ppid: 100,
+        pgid: 100,
+        args: ['/usr/lib/chromium/chromium', '--user-data-dir=/home/u/.config/chromium'],
+      },
+      { pid: 113, ppid: 100, pgid: 100, args: ['uvx', 'some-server'] },
+      { pid: 114, ppid: 100, pgid: 100, args: ['node', 'build.js'] },
+    ];
+    const { live } = judge(fakeTable(processes), {}, []);
+    const roles = Object.fromEntries(live[0]?.members.map((m) => [m.entry.pid, m.role]) ?? []);
+    expect(roles).toEqual({ 110: 'mcp-server', 111: 'browser', 112: 'other', 113: 'mcp-server', 114: 'other' });
+  });
+});
