@@ -10,6 +10,14 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type AgentLeakGroup, agentLeakGroupSchema, agentSessionsReportSchema } from '@treewarden/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanAgentLeaks,
+  loadAgentRules,
+  markerReaderFor,
+  type ObserveContext,
+  observeAgentsOnce,
+} from '../../../packages/engine/src/agents/index.js';
+import { resolveStateDir } from '../../../packages/engine/src/state/state-dir.js';
 import { readProcTable } from '../../../packages/engine/src/table/index.js';
 import { type FakeAgent, pidOf, startFakeAgent } from '../../../packages/engine/test/agents/fake-agents.js';
 import {
@@ -115,6 +123,13 @@ async function startMarkerlessDaemon(): Promise<number> {
   return daemon;
 }
 
+/** The context the CLI builds, for steps a test must scope to its own processes. */
+function agentTestContext(): ObserveContext {
+  const stateRoot = resolveStateDir();
+  const { rules } = loadAgentRules(stateRoot);
+  return { stateRoot, rules, readMarkers: markerReaderFor(rules) };
+}
+
 function survivorsOf(agent: FakeAgent): number[] {
   return agent.pids.filter((pid) => pid !== agent.rootPid);
 }
@@ -185,17 +200,29 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
     for (const pid of survivorsOf(codex)) expect(isRunning(pid)).toBe(false);
   });
 
-  it('finds a tree leaked before any observer ran (SIGHUP of a closed terminal) from markers alone', async () => {
+  it('finds a tree leaked before any observer ran (SIGHUP of a closed terminal) from markers alone; --clean needs --all for it', async () => {
     const claude = await startFakeAgent(tracker, 'claude');
     process.kill(claude.rootPid, 'SIGHUP');
     await waitForDeath(claude.rootPid);
     const groups = await waitForLeaks(survivorsOf(claude));
-    for (const group of groups.filter((candidate) => candidate.processes.some((p) => claude.pids.includes(p.pid)))) {
+    const ours = groups.filter((candidate) => candidate.processes.some((p) => claude.pids.includes(p.pid)));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const group of ours) {
       expect(group.sessionId).toMatch(/^claude-code-orphan-/);
+      expect(group.root).toBeNull();
       expect(group.processes[0]?.reasons.join('; ')).toMatch(/CLAUDECODE=1/);
     }
+    // Weaker evidence than a remembered session: plain --clean reports them and signals nothing.
     const clean = await runCli(['orphans', '--clean', '--grace', '1']);
     expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/not cleaned: found from markers alone; add --all/);
+    for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(true);
+    // `--all` would also end other suites' unregistered runs on this shared machine: end ours through the engine.
+    const leaks = observeAgentsOnce(agentTestContext()).leaks.filter((leak) =>
+      leak.processes.some(({ entry }) => claude.pids.includes(entry.pid)),
+    );
+    const cleaned = await cleanAgentLeaks(leaks, { graceMs: 1000 });
+    expect(cleaned.flatMap((entry) => entry.survivors)).toEqual([]);
     for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(false);
   });
 

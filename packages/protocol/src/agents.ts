@@ -60,6 +60,8 @@ export const agentLeakGroupSchema = z
     kind: z.literal('agent'),
     agent: z.string().min(1).max(64),
     sessionId: z.string().min(1).max(160),
+    /** The remembered session's dead root; null when the tree was found from markers alone. */
+    root: z.object({ pid, startTime }).strict().nullable(),
     runId: z.null(),
     leaseId: z.null(),
     why: z.string(),

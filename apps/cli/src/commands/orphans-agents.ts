@@ -15,14 +15,21 @@ export function findAgentOrphans(): AgentOrphans {
   return { leaks: observation.leaks, rows: observation.leaks.map(leakGroupRow) };
 }
 
-export function cleanAgentOrphans(
-  found: AgentOrphans,
-  ledgerFile: string,
-  graceSeconds: number | undefined,
-): Promise<CleanedLeak[]> {
-  return cleanAgentLeaks(found.leaks, {
-    ledgerFile,
-    ...(graceSeconds !== undefined ? { graceMs: graceSeconds * 1000 } : {}),
+export interface AgentCleanOptions {
+  readonly ledgerFile: string;
+  readonly graceSeconds: number | undefined;
+  /**
+   * Also end trees found from markers alone (no remembered session: `root` is null). Off by
+   * default, like unregistered runs: the evidence is weaker, so ending them takes a deliberate ask.
+   */
+  readonly includeUnremembered: boolean;
+}
+
+export function cleanAgentOrphans(found: AgentOrphans, options: AgentCleanOptions): Promise<CleanedLeak[]> {
+  const leaks = found.leaks.filter((leak) => leak.root !== null || options.includeUnremembered);
+  return cleanAgentLeaks(leaks, {
+    ledgerFile: options.ledgerFile,
+    ...(options.graceSeconds !== undefined ? { graceMs: options.graceSeconds * 1000 } : {}),
   });
 }
 

@@ -3,6 +3,8 @@
  * over (or of leases whose holder died), grouped per run with why each one was judged leaked,
  * plus unregistered trees (a run cookie nobody recorded, reparented to pid 1). `--clean` ends the
  * recorded ones with the revalidated tree kill and reports; `--all` also ends unregistered ones.
+ * Agent sessions' leaks come as `kind: "agent"` groups; `--clean` ends those of remembered
+ * sessions, `--all` also the trees found from markers alone.
  * Exits EXIT_KILL_FAILED when something outlived the clean-up.
  */
 import { parseArgs } from 'node:util';
@@ -94,7 +96,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const scan = findOrphans({ paths });
   const agentLeaks = findAgentOrphans();
   const agentCleaned =
-    values.clean === true ? await cleanAgentOrphans(agentLeaks, paths.ledgerFile, graceSeconds) : null;
+    values.clean === true
+      ? await cleanAgentOrphans(agentLeaks, {
+          ledgerFile: paths.ledgerFile,
+          graceSeconds,
+          includeUnremembered: values.all === true,
+        })
+      : null;
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
@@ -127,7 +135,9 @@ async function main(argv: readonly string[]): Promise<number> {
     });
     const agentBlocks = agentLeaks.leaks.map((leak) => {
       const done = agentCleaned?.find((entry) => entry.leak === leak);
-      return done !== undefined ? `${formatAgentLeak(leak)}\n${formatAgentCleaned(done)}` : formatAgentLeak(leak);
+      if (done !== undefined) return `${formatAgentLeak(leak)}\n${formatAgentCleaned(done)}`;
+      const hint = agentCleaned !== null ? '\n  (not cleaned: found from markers alone; add --all)' : '';
+      return `${formatAgentLeak(leak)}${hint}`;
     });
     await writeOut(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
   }

@@ -78,8 +78,9 @@ async function autoClean(
 ): Promise<void> {
   const now = Date.now();
   const { ledgerFile, attempted } = context;
+  // Only remembered sessions' leaks: trees found from markers alone are reported, never auto-ended.
   const due = leaks
-    .filter((leak) => now - (endedAt.get(leak.sessionId) ?? now) >= delayMs)
+    .filter((leak) => leak.root !== null && now - (endedAt.get(leak.sessionId) ?? now) >= delayMs)
     .flatMap((leak) => untried(leak, attempted) ?? []);
   if (due.length === 0) return;
   for (const cleaned of await cleanAgentLeaks(due, { ledgerFile })) {

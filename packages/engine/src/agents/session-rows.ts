@@ -50,6 +50,7 @@ export function leakGroupRow(leak: AgentLeak): AgentLeakGroup {
     kind: 'agent',
     agent: leak.agent,
     sessionId: leak.sessionId,
+    root: leak.root === null ? null : { pid: leak.root.pid, startTime: leak.root.startTime },
     runId: null,
     leaseId: null,
     why: leak.why,
