@@ -180,3 +180,25 @@ describe('roles by argv', () => {
     expect(roles).toEqual({ 110: 'mcp-server', 111: 'browser', 112: 'other', 113: 'mcp-server', 114: 'other' });
   });
 });
+
+describe('adopters', () => {
+  it('treats a systemd --user as an adopter: a marked tree reparented to it leaks, with that reason', () => {
+    const processes: FakeProcess[] = [
+      { pid: 300, ppid: 1, pgid: 300, command: 'systemd', args: ['/lib/systemd/systemd', '--user'] },
+      { pid: 310, ppid: 300, pgid: 310, args: ['node', 'server-mcp.js'] },
+      { pid: 311, ppid: 310, pgid: 310, args: ['node', 'worker.js'] },
+    ];
+    const { leaks } = judge(fakeTable(processes), { 310: MARKED, 311: MARKED }, []);
+    expect(leaks.map((leak) => leak.processes.map((p) => p.entry.pid))).toEqual([[310, 311]]);
+    expect(leaks[0]?.processes[0]?.reasons).toContain('reparented to subreaper 300 (systemd)');
+    expect(leaks[0]?.processes[1]?.reasons[0]).toBe('descendant of leaked 310');
+  });
+
+  it('does not report a marked process whose live, unmarked parent still holds it', () => {
+    const processes: FakeProcess[] = [
+      { pid: 320, ppid: 1, pgid: 320, args: ['tmux', 'new-session'] },
+      { pid: 321, ppid: 320, pgid: 321, args: ['bash'] },
+    ];
+    expect(judge(fakeTable(processes), { 321: MARKED }, []).leaks).toEqual([]);
+  });
+});
