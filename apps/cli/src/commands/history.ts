@@ -4,7 +4,7 @@
  * crashed mid-record) is reported on stderr, never fatal.
  */
 import { parseArgs } from 'node:util';
-import { type RunHistoryEntry, readLedger, statePaths, summarizeRuns } from '@treewarden/engine';
+import { type RunHistoryEntry, readLedger, summarizeRuns, verifyStateDir } from '@treewarden/engine';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { type CliCommand, UsageError } from './command.js';
@@ -34,7 +34,7 @@ function formatRow(run: RunHistoryEntry): string {
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const limit = parseLimit(values.limit);
-  const paths = statePaths();
+  const paths = verifyStateDir();
   const ledger = readLedger(paths.ledgerFile);
   const all = summarizeRuns(ledger.records);
   const runs = limit !== undefined ? all.slice(-limit) : all;
@@ -45,8 +45,15 @@ async function main(argv: readonly string[]): Promise<number> {
       `treewarden history: skipped a torn ledger record (${where} of ${paths.ledgerFile})\n`,
     );
   }
+  for (const invalid of ledger.invalid) {
+    await writeOut(
+      process.stderr,
+      `treewarden history: skipped an invalid ledger record (line ${invalid.line} of ${paths.ledgerFile}: ${invalid.problem})\n`,
+    );
+  }
   if (values.json === true) {
-    await writeOut(process.stdout, `${JSON.stringify({ ledger: paths.ledgerFile, runs, torn: ledger.torn })}\n`);
+    const body = { ledger: paths.ledgerFile, runs, torn: ledger.torn, invalid: ledger.invalid };
+    await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
     return EXIT_OK;
   }
   if (runs.length === 0) {
