@@ -10,6 +10,7 @@
  * between a read and the SIGKILL of its parent (it is reparented to 1 and looks unrelated).
  */
 import { IdentityUncertainError } from '../ownership/errors.js';
+import type { SignalRequest } from '../ownership/signal-plan.js';
 import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
@@ -23,7 +24,7 @@ export const GRACE_POLL_MS = 25;
 export const FREEZE_ROUNDS = 8;
 /** How long one attempt waits for SIGKILLed members to disappear (or become zombies). */
 export const VERIFY_TIMEOUT_MS = 3000;
-export const VERIFY_POLL_MS = 5;
+export const VERIFY_POLL_MS = 1;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -34,23 +35,41 @@ interface KillRun {
   readonly seen: Map<string, ProcessIdentity>;
   /** Whether our SIGSTOP went out (only then does a failed or refused kill send SIGCONT). */
   frozen?: boolean;
-  /** Set by a whole-machine observation and used by the signal right after it (no second read). */
-  lastTable?: ProcessTable | undefined;
+  /** Set by an observation and used by the signal right after it (no second read); consumed once. */
+  lastRead?: { readonly scope: ObserveScope; readonly table: ProcessTable } | undefined;
 }
 
 async function observe(run: KillRun, scope: ObserveScope = 'all'): Promise<ProcessIdentity[]> {
   const table = await run.owner.observeRead(scope);
-  run.lastTable = scope === 'all' && table !== null ? table : undefined;
+  // An `adopters` read is no view of the trees: a signal must not be revalidated on it.
+  run.lastRead = table === null || scope === 'adopters' ? undefined : { scope, table };
   const members = run.owner.members();
   for (const member of members) run.seen.set(identityKey(member), member);
   return [...members];
 }
 
-/** The whole-machine table of the observation just made, if it was one; consumed once. */
-function takeFreshTable(run: KillRun): { freshTable?: ProcessTable } {
-  const table = run.lastTable;
-  run.lastTable = undefined;
-  return table === undefined ? {} : { freshTable: table };
+/**
+ * The signal request revalidated on the observation just made (consumed once): a tree read is
+ * the tree view itself, a whole-machine read the fallback's fresh table.
+ */
+function revalidatedRequest(run: KillRun): SignalRequest {
+  const last = run.lastRead;
+  run.lastRead = undefined;
+  if (last === undefined) return { treeView: true };
+  return last.scope === 'all'
+    ? { treeView: true, freshTable: last.table }
+    : { treeView: true, freshTreeView: last.table };
+}
+
+/**
+ * The kill's first look: the owned trees only (the first signal re-reads the whole machine to
+ * revalidate anyway). Only when the trees look empty does a whole read look for cookie carriers
+ * that hid outside them, before the kill calls the tree already gone.
+ */
+async function observeInitially(run: KillRun): Promise<ProcessIdentity[]> {
+  const members = await observe(run, 'trees');
+  if (members.length > 0 || run.owner.runId === undefined) return members;
+  return observe(run, 'escapes');
 }
 
 interface DeathWait {
@@ -59,10 +78,17 @@ interface DeathWait {
   /** Re-kill members that appeared while waiting (forks that beat an unconverged freeze). */
   readonly onNew?: () => Promise<void>;
   /**
-   * Whether "all dead" must be confirmed by a whole-machine read for cookie carriers. Not needed
-   * right after a converged freeze: nothing owned could fork after the read that admitted it.
+   * How "all dead" is confirmed before it is believed: `none` after a converged freeze (the
+   * escapes were already looked for); `escapes` looks for cookie carriers where orphans are
+   * reparented (cheap); `all` reads the whole machine (a freeze a fork loop outran, a failed
+   * tree signal).
    */
-  readonly confirmCookies: boolean;
+  readonly confirm: 'none' | 'escapes' | 'all';
+  /**
+   * `members`: re-read only the owned pids, for a tree frozen and then killed, which cannot fork
+   * any more; `trees` (default): the owned pids and their descendants.
+   */
+  readonly watch?: 'trees' | 'members';
 }
 
 /** Polls until no live member remains or the bound passes; returns the survivors. */
@@ -71,9 +97,9 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
   let known = new Set(run.owner.members().map(identityKey));
   for (;;) {
     // Polls follow the tree; only a run cookie can reveal more than the tree, and only to a whole read.
-    let members = await observe(run, 'trees');
-    if (members.length === 0 && wait.confirmCookies && run.owner.runId !== undefined)
-      members = await observe(run, 'all');
+    let members = await observe(run, wait.watch ?? 'trees');
+    if (members.length === 0 && wait.confirm !== 'none' && run.owner.runId !== undefined)
+      members = await observe(run, wait.confirm);
     if (members.length === 0) return [];
     if (wait.onNew !== undefined && members.some((m) => !known.has(identityKey(m)))) await wait.onNew();
     known = new Set(members.map(identityKey));
@@ -83,20 +109,26 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
 }
 
 async function terminateGracefully(run: KillRun, graceMs: number): Promise<ProcessIdentity[]> {
-  const report = await run.owner.signal('SIGTERM', { graceful: true, ...takeFreshTable(run) });
+  const report = await run.owner.signal('SIGTERM', { graceful: true, ...revalidatedRequest(run) });
   run.timeline.add({ action: 'SIGTERM', groups: report.groups, pids: report.pids });
-  return waitForDeath(run, { boundMs: graceMs, pollMs: GRACE_POLL_MS, confirmCookies: true });
+  return waitForDeath(run, { boundMs: graceMs, pollMs: GRACE_POLL_MS, confirm: 'escapes' });
+}
+
+/** How the freeze ended: converged (a tree read after SIGSTOP found nothing new) or outrun. */
+interface Freeze {
+  readonly converged: boolean;
 }
 
 /**
- * Stop everything owned, then re-read; repeat while the read shows members that were not stopped.
- * The last read is whole-machine and fresh, so the SIGKILL right after revalidates against it.
- * Returns whether the freeze converged (a read found nothing new).
+ * Stop everything owned, then re-read the owned trees: a stopped process cannot fork, so a tree
+ * read that finds no new member means the freeze holds. Repeat while it finds members that were
+ * not stopped. Each SIGSTOP is revalidated on a fresh tree read (whole machine where that read
+ * cannot vouch for a group, see ownership/tree-view.ts).
  */
-async function freeze(run: KillRun): Promise<boolean> {
+async function freeze(run: KillRun): Promise<Freeze> {
   for (let round = 1; round <= FREEZE_ROUNDS; round += 1) {
     run.frozen = true;
-    const report = await run.owner.signal('SIGSTOP', takeFreshTable(run));
+    const report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
     const stopped = new Set(run.owner.members().map(identityKey));
     run.timeline.add({
       action: 'observe',
@@ -104,14 +136,17 @@ async function freeze(run: KillRun): Promise<boolean> {
       pids: report.pids,
       detail: `freeze round ${round}: SIGSTOP`,
     });
-    const members = await observe(run, 'all');
-    if (members.every((m) => stopped.has(identityKey(m)))) return true;
+    const members = new Set((await observe(run, 'trees')).map(identityKey));
+    if ([...members].every((key) => stopped.has(key))) {
+      return { converged: true };
+    }
   }
-  return false;
+  return { converged: false };
 }
 
+/** SIGKILL every owned group, deepest first, revalidated on the read just made (the freeze's last). */
 async function killOnce(run: KillRun): Promise<void> {
-  const report = await run.owner.signal('SIGKILL', takeFreshTable(run));
+  const report = await run.owner.signal('SIGKILL', revalidatedRequest(run));
   run.timeline.add({ action: 'SIGKILL', groups: report.groups, pids: report.pids });
 }
 
@@ -156,23 +191,40 @@ interface KillBounds {
   readonly verifyMs: number;
 }
 
-/** One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify. */
+/**
+ * Looks for the run's escapes (cookie carriers reparented out of the trees) right after the
+ * SIGKILL, while the kernel tears the tree down, and kills any it finds with the same check.
+ */
+async function killEscapes(run: KillRun): Promise<void> {
+  const before = new Set(run.owner.members().map(identityKey));
+  const members = await observe(run, 'adopters');
+  if (members.some((member) => !before.has(identityKey(member)))) await killOnce(run);
+}
+
+/**
+ * One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify.
+ * `escapeRisk`: a member died since the owner last looked for escapes, so they are looked for.
+ */
 async function attemptTreeKill(
   run: KillRun,
   attempt: number,
   survivors: ProcessIdentity[],
   bounds: KillBounds,
+  escapeRisk: boolean,
 ): Promise<ProcessIdentity[]> {
   let remaining = survivors;
   if (attempt === 1 && bounds.graceMs > 0) remaining = await terminateGracefully(run, bounds.graceMs);
   if (remaining.length === 0) return remaining;
-  const converged = await freeze(run);
+  const frozen = await freeze(run);
   await killOnce(run);
+  if (frozen.converged && escapeRisk) await killEscapes(run);
   return waitForDeath(run, {
     boundMs: bounds.verifyMs,
     pollMs: VERIFY_POLL_MS,
     onNew: () => killOnce(run),
-    confirmCookies: !converged,
+    // A freeze a fork loop outran may have lost members anywhere: only the whole machine tells.
+    confirm: frozen.converged ? 'none' : 'all',
+    watch: frozen.converged ? 'members' : 'trees',
   });
 }
 
@@ -183,7 +235,9 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
     graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
-  const initial = await observe(run);
+  const initial = await observeInitially(run);
+  // Decided before any signal: the kill's own SIGKILLs kill members whose children it already saw.
+  const escapeRisk = owner.runId !== undefined && owner.deathSinceSweep();
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty();
   if (uncertain !== null) {
@@ -196,7 +250,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     if (attempt > 1) run.timeline.add({ action: 'retry', detail: `attempt ${attempt} of ${attempts}` });
     try {
-      survivors = await attemptTreeKill(run, attempt, survivors, bounds);
+      survivors = await attemptTreeKill(run, attempt, survivors, bounds, escapeRisk);
     } catch (error) {
       if (isRefusal(error)) {
         run.timeline.add({ action: 'refused', detail: error.message });
@@ -205,7 +259,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
       }
       lastError = (error as Error).message;
       killRootDirectly(run);
-      survivors = await waitForDeath(run, { boundMs: bounds.verifyMs, pollMs: VERIFY_POLL_MS, confirmCookies: true });
+      survivors = await waitForDeath(run, { boundMs: bounds.verifyMs, pollMs: VERIFY_POLL_MS, confirm: 'all' });
     }
     run.timeline.add({
       action: 'verify',

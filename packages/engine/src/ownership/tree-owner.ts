@@ -4,6 +4,7 @@
  * `kill()` (kill/owner-kill.ts) drives graceful SIGTERM, freeze, SIGKILL, verify and retry on top.
  */
 
+import { existsSync } from 'node:fs';
 import { killOwnedTree } from '../kill/owner-kill.js';
 import type {
   KillOutcome,
@@ -15,26 +16,41 @@ import type {
 } from '../kill/types.js';
 import { ownProcessGroup } from '../signal/guards.js';
 import { createSignalOps } from '../signal/signal-ops.js';
+import { createLinuxReader } from '../table/linux-reader.js';
 import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
+import { findEscapedCarriers } from './escapes.js';
 import {
+  admitCarriers,
   admitCookieCarriers,
   admitDescendants,
   createMembership,
   type Membership,
   pruneGroups,
   refreshMembers,
+  vouchSessions,
 } from './membership.js';
 import { sendPlan } from './send-plan.js';
 import { type GracefulRoots, gracefulRoots, planSignal, type SignalRequest } from './signal-plan.js';
+import { treeViewVouches } from './tree-view.js';
 
 export interface CreateTreeOwnerOptions extends TreeOwnerOptions {
   /** The caller's own process group, never signalled. Default: read from /proc (Linux). */
   readonly callerGroup?: number | null;
 }
 
-export type ObserveScope = 'all' | 'trees';
+/**
+ * `all`: the whole machine (also finds cookie carriers anywhere); `trees`: the owned pids and
+ * their descendants; `escapes`: the trees, plus (with a run cookie) the children of the places
+ * an escape is reparented to (escapes.ts), whole-machine only where the reader cannot do that;
+ * `adopters`: the escapes part alone, for a tree just read that can no longer fork (frozen and
+ * killed); `members`: only the owned pids themselves (watching such a tree die).
+ */
+export type ObserveScope = 'all' | 'trees' | 'escapes' | 'adopters' | 'members';
+
+/** Parents of top members remembered as places escapes may be reparented under; bounded. */
+const MAX_ADOPTER_HINTS = 64;
 
 export interface SignalReport {
   /** Groups the signal was sent to. */
@@ -67,6 +83,12 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   gracefulRoots(): GracefulRoots;
   /** Owned groups that still have a live owned member. */
   liveGroups(): readonly number[];
+  /**
+   * Whether a live member died (or turned zombie) since the last cookie sweep (a whole-machine
+   * observation or an `escapes` one), or none was made yet: only then can unseen children have
+   * escaped the trees.
+   */
+  deathSinceSweep(): boolean;
   /** Why signalling is refused before any read (the only anchor was recycled), or null. */
   uncertainty(): string | null;
   /** Set once an observation found the root's pid held by another process (start time differs). */
@@ -75,8 +97,15 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   signal(signal: SignalName, request?: SignalRequest): Promise<SignalReport>;
 }
 
+/** The owner's default reader: on Linux /proc without cwd (ownership never looks at it). */
+function createOwnerReader(): TableReader {
+  return process.platform === 'linux' && existsSync('/proc/self/stat')
+    ? createLinuxReader({ cwd: false })
+    : createTableReader();
+}
+
 export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerOptions = {}): RevalidatingTreeOwner {
-  const reader = options.reader ?? createTableReader();
+  const reader = options.reader ?? createOwnerReader();
   const signals = options.signals ?? createSignalOps();
   const knownCallerGroup = options.callerGroup === undefined ? ownProcessGroup() : options.callerGroup;
   // Off Linux our own group is read from the same table (our own entry), at every signal.
@@ -85,6 +114,15 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   let lastTable: ProcessTable | null = null;
   const membership: Membership = createMembership(root);
   let anchorError: IdentityUncertainError | null = null;
+  const adopterHints = new Set<number>();
+  /**
+   * A live member died since the last cookie sweep (children it forked unseen may have escaped),
+   * or no sweep was made yet: true until the first one.
+   */
+  let deathSinceSweep = true;
+  /** `lastAllocatedPid()` taken before the last sweep's read; null before the first sweep. */
+  let sweepPidMark: number | null = null;
+  let sweepStartMark: number | null = null;
   let rootRecycledError: IdentityUncertainError | null = null;
 
   function admitNew(table: ProcessTable, partial = false): ProcessIdentity[] {
@@ -96,9 +134,22 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   }
 
   /** `partial`: a tree-only read (owned pids and their descendants), not the whole machine. */
-  function observeTable(table: ProcessTable, partial = false): ProcessIdentity[] {
+  /**
+   * After a cookie sweep: no escape is unaccounted for, and any later escape gets a pid allocated
+   * after this mark (taken before the sweep's read, so nothing created during it is left out).
+   */
+  function markSweep(mark: number | null = sweepStartMark): void {
+    deathSinceSweep = false;
+    sweepPidMark = mark;
+  }
+
+  function observeTable(table: ProcessTable, partial = false, pidMark: number | null = null): ProcessIdentity[] {
     if (!partial) lastTable = table;
+    const live = livePids();
     const { recycled, vanished } = refreshMembers(membership, table);
+    noteDeaths(live, vanished.length + recycled.length);
+    // A whole-machine read with the run cookie finds carriers wherever they hid: a sweep.
+    if (!partial && options.runId) markSweep(pidMark);
     for (const member of vanished) membership.members.delete(member.pid);
     for (const [member, now] of recycled) {
       membership.members.delete(member.pid);
@@ -109,12 +160,94 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       anchorError ??= rootRecycledError;
     }
     const admitted = admitNew(table, partial);
+    vouchSessions(membership, table);
+    noteAdopters();
     if (anchorError !== null && [...membership.members.values()].some((m) => !m.zombie)) anchorError = null;
     return admitted;
   }
 
+  function livePids(): number[] {
+    return [...membership.members.values()].filter((m) => !m.zombie).map((m) => m.pid);
+  }
+
+  /** Records a death since the last sweep: members gone (`gone` > 0) or live before and zombies now. */
+  function noteDeaths(liveBefore: readonly number[], gone: number): void {
+    if (gone > 0 || liveBefore.some((pid) => membership.members.get(pid)?.zombie === true)) deathSinceSweep = true;
+  }
+
+  /** The parents of top members (not owned themselves): their ancestry is where escapes land. */
+  function noteAdopters(): void {
+    for (const member of membership.members.values()) {
+      if (member.zombie || member.ppid <= 1 || membership.members.has(member.ppid)) continue;
+      if (adopterHints.size < MAX_ADOPTER_HINTS) adopterHints.add(member.ppid);
+    }
+  }
+
+  /**
+   * The cookie carriers among the children of where escapes are reparented, after a tree read
+   * unless `readTreesFirst` is false (the caller just read the trees and they cannot fork).
+   */
+  async function observeEscapes(readTreesFirst: boolean): Promise<ProcessTable | null> {
+    sweepStartMark = reader.lastAllocatedPid?.() ?? null;
+    const trees = readTreesFirst
+      ? await reader.readTrees([...membership.members.keys()])
+      : { entries: new Map(), readAtMs: Date.now() };
+    if (trees === null || options.runId === undefined || options.runId === '') {
+      if (trees !== null && readTreesFirst) observeTable(trees, true);
+      return trees;
+    }
+    if (readTreesFirst) observeTable(trees, true);
+    const adopted =
+      reader.readAdopters === undefined
+        ? null
+        : await reader.readAdopters([...adopterHints], {
+            notBefore: root.startTime,
+            known: new Set(membership.members.keys()),
+            ...(sweepPidMark === null ? {} : { allocatedAfter: sweepPidMark }),
+          });
+    if (adopted === null) return owner.observeRead('all');
+    const carriers = findEscapedCarriers(membership, adopted, options.runId);
+    markSweep();
+    if (carriers.length === 0) return trees;
+    admitCarriers(membership, adopted, carriers);
+    const withCarriers = await reader.readTrees([...membership.members.keys()]);
+    if (withCarriers !== null) observeTable(withCarriers, true);
+    return withCarriers;
+  }
+
   async function readTable(): Promise<ProcessTable | null> {
     return reader.readAll();
+  }
+
+  /** Drops vanished members and throws on a recycled one, against a fresh (whole or tree) read. */
+  function revalidate(table: ProcessTable): void {
+    const live = livePids();
+    const { recycled, vanished } = refreshMembers(membership, table);
+    noteDeaths(live, vanished.length + recycled.length);
+    const first = recycled[0];
+    if (first !== undefined) throw recycledPidError(first[0], first[1]);
+    for (const member of vanished) membership.members.delete(member.pid);
+  }
+
+  /**
+   * A signal revalidated on a fresh read of the owned trees (tree-view.ts). Null, with nothing
+   * sent, when that view cannot vouch for every wanted group: the caller then revalidates on a
+   * whole-machine read.
+   */
+  async function signalOnTreeView(signal: SignalName, request: SignalRequest): Promise<SignalReport | null> {
+    const view = request.freshTreeView ?? (await reader.readTrees([...membership.members.keys()]));
+    if (view === null) throw new NoTableError();
+    revalidate(view);
+    admitDescendants(membership, view);
+    pruneGroups(membership, view);
+    vouchSessions(membership, view);
+    if (anchorError !== null) throw anchorError;
+    const callerGroup = callerGroupIn(lastTable);
+    const graceful = request.graceful === true ? gracefulRoots(membership, root.pid, callerGroup).groups : undefined;
+    const wanted = (request.groups ?? graceful ?? [...membership.groups]).filter((pgid) => pgid !== callerGroup);
+    if (!treeViewVouches(membership, view, wanted)) return null;
+    const plan = planSignal(membership, view, root.pid, callerGroup, request);
+    return { ...(await sendPlan(plan, signal, signals, reader)), table: view };
   }
 
   const owner: RevalidatingTreeOwner = {
@@ -126,8 +259,16 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       await owner.observeRead(scope);
     },
     async observeRead(scope: ObserveScope = 'all') {
-      const table = scope === 'all' ? await readTable() : await reader.readTrees([...membership.members.keys()]);
-      if (table !== null) observeTable(table, scope === 'trees');
+      if (scope === 'escapes' || scope === 'adopters') return observeEscapes(scope === 'escapes');
+      const owned = [...membership.members.keys()];
+      const pidMark = scope === 'all' ? (reader.lastAllocatedPid?.() ?? null) : null;
+      const table =
+        scope === 'all'
+          ? await readTable()
+          : scope === 'members' && reader.readPids !== undefined
+            ? await reader.readPids(owned)
+            : await reader.readTrees(owned);
+      if (table !== null) observeTable(table, scope !== 'all', pidMark);
       return table;
     },
     observeTable,
@@ -141,16 +282,17 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
         [...membership.members.values()].some((m) => !m.zombie && m.pgid === pgid),
       ),
     uncertainty: () => anchorError?.message ?? null,
+    deathSinceSweep: () => deathSinceSweep,
     rootRecycled: () => rootRecycledError?.message ?? null,
     async signal(signal, request = {}) {
+      const viewed = request.treeView === true ? await signalOnTreeView(signal, request) : null;
+      if (viewed !== null) return viewed;
       const table = request.freshTable ?? (await readTable());
       if (table === null) throw new NoTableError();
       // The exact race: an owned pid recycled since the last observation refuses everything.
-      const { recycled, vanished } = refreshMembers(membership, table);
-      const first = recycled[0];
-      if (first !== undefined) throw recycledPidError(first[0], first[1]);
-      for (const member of vanished) membership.members.delete(member.pid);
+      revalidate(table);
       admitNew(table);
+      vouchSessions(membership, table);
       if (anchorError !== null) throw anchorError;
       lastTable = table;
       const plan = planSignal(membership, table, root.pid, callerGroupIn(table), request);

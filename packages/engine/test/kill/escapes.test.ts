@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { killTree } from '../../src/kill/kill-tree.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
+import { createLinuxReader } from '../../src/table/linux-reader.js';
+import type { TableReader } from '../../src/table/types.js';
 import {
   identityOf,
   isRunning,
@@ -54,6 +56,33 @@ describe('escaped descendants', () => {
     expect(outcome.result).toBe('killed');
     expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
     expect(isRunning(daemonPid)).toBe(false);
+  });
+
+  it('finds a cookie-carrying escape where it was reparented, without reading the whole machine', async () => {
+    const runId = randomUUID();
+    tracker.trackEnvMarker(RUN_ID_ENV, runId);
+    const fixture = spawnFixture(tracker, 'double-fork.mjs', [], { detached: true, env: { [RUN_ID_ENV]: runId } });
+    const [daemon] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'daemon' });
+    const daemonPid = daemon?.pid as number;
+    await waitFor(() => !isRunning(readMiddle(fixture.reportFile)), { description: 'the middle process to exit' });
+    // As a run supervisor watches: owned-tree reads only, so the escape was never seen.
+    const linux = createLinuxReader({ cwd: false });
+    let wholeReads = 0;
+    const reader: TableReader = {
+      ...linux,
+      readAll: () => {
+        wholeReads += 1;
+        return linux.readAll();
+      },
+    };
+    const owner = createTreeOwner(identityOf(fixture.pid), { runId, reader });
+    await owner.observeRead('trees');
+    expect(owner.members().map((m) => m.pid)).not.toContain(daemonPid);
+    const outcome = await owner.kill({ graceMs: 0 });
+    expect(outcome.result).toBe('killed');
+    expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
+    expect(isRunning(daemonPid)).toBe(false);
+    expect(wholeReads).toBe(0);
   });
 
   it('without the cookie a double-forked daemon is out of reach of ancestry (the cookie is what finds it)', async () => {
