@@ -14,7 +14,7 @@ import type { SignalRequest } from '../ownership/signal-plan.js';
 import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
-import { identityKey } from '../table/types.js';
+import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
 import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOutcome, type KillResult, type KillTreeOptions } from './types.js';
 
@@ -62,12 +62,13 @@ function revalidatedRequest(run: KillRun): SignalRequest {
 }
 
 /**
- * The kill's first look: the owned trees only (the first signal re-reads the whole machine to
- * revalidate anyway). Only when the trees look empty does a whole read look for cookie carriers
- * that hid outside them, before the kill calls the tree already gone.
+ * The kill's first look: the owned pids only, no whole-machine read. Only when they look gone
+ * does it look for cookie carriers that escaped the trees, before calling the tree already gone.
  */
 async function observeInitially(run: KillRun): Promise<ProcessIdentity[]> {
-  const members = await observe(run, 'trees');
+  // The owned pids alone: the SIGSTOP that follows stops their groups whole, and the freeze's
+  // tree read finds any descendant that is not in one of them.
+  const members = await observe(run, 'members');
   if (members.length > 0 || run.owner.runId === undefined) return members;
   return observe(run, 'escapes');
 }
@@ -78,17 +79,11 @@ interface DeathWait {
   /** Re-kill members that appeared while waiting (forks that beat an unconverged freeze). */
   readonly onNew?: () => Promise<void>;
   /**
-   * How "all dead" is confirmed before it is believed: `none` after a converged freeze (the
-   * escapes were already looked for); `escapes` looks for cookie carriers where orphans are
-   * reparented (cheap); `all` reads the whole machine (a freeze a fork loop outran, a failed
-   * tree signal).
+   * How "all dead" is confirmed before it is believed: `none` when the escapes were already
+   * looked for; `escapes` looks for cookie carriers where orphans are reparented (cheap); `all`
+   * reads the whole machine (a freeze a fork loop outran, a failed tree signal).
    */
   readonly confirm: 'none' | 'escapes' | 'all';
-  /**
-   * `members`: re-read only the owned pids, for a tree frozen and then killed, which cannot fork
-   * any more; `trees` (default): the owned pids and their descendants.
-   */
-  readonly watch?: 'trees' | 'members';
 }
 
 /** Polls until no live member remains or the bound passes; returns the survivors. */
@@ -97,7 +92,7 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
   let known = new Set(run.owner.members().map(identityKey));
   for (;;) {
     // Polls follow the tree; only a run cookie can reveal more than the tree, and only to a whole read.
-    let members = await observe(run, wait.watch ?? 'trees');
+    let members = await observe(run, 'trees');
     if (members.length === 0 && wait.confirm !== 'none' && run.owner.runId !== undefined)
       members = await observe(run, wait.confirm);
     if (members.length === 0) return [];
@@ -106,6 +101,25 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
     if (performance.now() >= deadline) return members;
     await sleep(wait.pollMs);
   }
+}
+
+/**
+ * Watches a frozen, killed tree die: it cannot fork, so only its own pids matter. Each poll
+ * re-reads the first member not yet seen dead and stops there, so waiting costs one read per
+ * poll instead of one per member; a last full read of the owned pids gives the survivors.
+ */
+async function waitForFrozenTreeDeath(run: KillRun, boundMs: number): Promise<ProcessIdentity[]> {
+  const readPids = run.owner.reader.readPids;
+  if (readPids === undefined) return waitForDeath(run, { boundMs, pollMs: VERIFY_POLL_MS, confirm: 'none' });
+  const deadline = performance.now() + boundMs;
+  const pending = [...run.owner.members()];
+  while (pending.length > 0 && performance.now() < deadline) {
+    const next = pending[0] as ProcessIdentity;
+    const entry = (await readPids([next.pid]))?.entries.get(next.pid);
+    if (entry === undefined || entry.startTime !== next.startTime || isZombie(entry)) pending.shift();
+    else await sleep(VERIFY_POLL_MS);
+  }
+  return observe(run, 'members');
 }
 
 async function terminateGracefully(run: KillRun, graceMs: number): Promise<ProcessIdentity[]> {
@@ -217,15 +231,17 @@ async function attemptTreeKill(
   if (remaining.length === 0) return remaining;
   const frozen = await freeze(run);
   await killOnce(run);
-  if (frozen.converged && escapeRisk) await killEscapes(run);
-  return waitForDeath(run, {
-    boundMs: bounds.verifyMs,
-    pollMs: VERIFY_POLL_MS,
-    onNew: () => killOnce(run),
+  if (!frozen.converged) {
     // A freeze a fork loop outran may have lost members anywhere: only the whole machine tells.
-    confirm: frozen.converged ? 'none' : 'all',
-    watch: frozen.converged ? 'members' : 'trees',
-  });
+    return waitForDeath(run, {
+      boundMs: bounds.verifyMs,
+      pollMs: VERIFY_POLL_MS,
+      onNew: () => killOnce(run),
+      confirm: 'all',
+    });
+  }
+  if (escapeRisk) await killEscapes(run);
+  return waitForFrozenTreeDeath(run, bounds.verifyMs);
 }
 
 export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillTreeOptions = {}): Promise<KillOutcome> {

@@ -4,9 +4,10 @@
  * that reads only the given roots and what `/proc/PID/task/TID/children` says descends from them.
  */
 
+import { statSync } from 'node:fs';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { listPids, readProcText, readStatFields } from './linux-stat.js';
+import { listPids, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
 import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
@@ -46,6 +47,34 @@ function allocatedSince(mark: number | undefined): (pid: number) => boolean {
   const now = mark === undefined ? null : readLastPid();
   if (mark === undefined || now === null) return () => true;
   return now >= mark ? (pid) => pid > mark && pid <= now : (pid) => pid > mark || pid <= now;
+}
+
+/**
+ * What deciding on a candidate takes (identity, ancestry, state, uid) and nothing more: no argv,
+ * no cwd. Null when the process vanished meanwhile.
+ */
+function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
+  let uid: number;
+  try {
+    uid = statSync(`/proc/${pid}`).uid;
+  } catch {
+    return null;
+  }
+  return {
+    pid,
+    startTime: stat.startTicks,
+    ppid: stat.ppid,
+    pgid: stat.pgid,
+    sid: stat.sid,
+    state: stat.state,
+    uid,
+    command: stat.command,
+    args: [],
+    cwd: null,
+    cpuTimeMs: 0,
+    rssBytes: 0,
+    startedAtMs: 0,
+  };
 }
 
 export interface LinuxReaderOptions {
@@ -112,7 +141,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
         const stat = skip ? null : readStatFields(child);
         // Zombies are stopped already (and unreaped dead members land here): nothing to find in them.
         if (stat === null || stat.state === 'Z' || stat.state === 'X' || Number(stat.startTicks) < oldest) continue;
-        const entry = buildEntry(child, stat, cache, withCwd);
+        const entry = identityEntry(child, stat);
         if (entry !== null) entries.set(child, entry);
       }
     }
