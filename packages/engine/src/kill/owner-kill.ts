@@ -217,14 +217,12 @@ async function killEscapes(run: KillRun): Promise<void> {
 
 /**
  * One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify.
- * `escapeRisk`: a member died since the owner last looked for escapes, so they are looked for.
  */
 async function attemptTreeKill(
   run: KillRun,
   attempt: number,
   survivors: ProcessIdentity[],
   bounds: KillBounds,
-  escapeRisk: boolean,
 ): Promise<ProcessIdentity[]> {
   let remaining = survivors;
   if (attempt === 1 && bounds.graceMs > 0) remaining = await terminateGracefully(run, bounds.graceMs);
@@ -240,7 +238,9 @@ async function attemptTreeKill(
       confirm: 'all',
     });
   }
-  if (escapeRisk) await killEscapes(run);
+  // A member may have been born and died unseen since the last look, leaving its children
+  // reparented: with a run cookie they are found where orphans land, for every kill.
+  if (run.owner.runId !== undefined) await killEscapes(run);
   return waitForFrozenTreeDeath(run, bounds.verifyMs);
 }
 
@@ -252,8 +252,6 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
   const initial = await observeInitially(run);
-  // Decided before any signal: the kill's own SIGKILLs kill members whose children it already saw.
-  const escapeRisk = owner.runId !== undefined && owner.deathSinceSweep();
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty();
   if (uncertain !== null) {
@@ -266,7 +264,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     if (attempt > 1) run.timeline.add({ action: 'retry', detail: `attempt ${attempt} of ${attempts}` });
     try {
-      survivors = await attemptTreeKill(run, attempt, survivors, bounds, escapeRisk);
+      survivors = await attemptTreeKill(run, attempt, survivors, bounds);
     } catch (error) {
       if (isRefusal(error)) {
         run.timeline.add({ action: 'refused', detail: error.message });

@@ -9,6 +9,9 @@ import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '
 import { findCookieCarriers } from './cookie.js';
 import { type Membership, ownsEntry } from './membership.js';
 
+/** The non-carrier cache only grows here (a whole read prunes it); past this it starts over. */
+const MAX_NON_CARRIERS = 65_536;
+
 /** Cookie carriers among `adopted` (a TableReader.readAdopters read) that are not owned yet. */
 export function findEscapedCarriers(membership: Membership, adopted: ProcessTable, runId: string): ProcessIdentity[] {
   const skip = (identity: ProcessIdentity) =>
@@ -17,6 +20,7 @@ export function findEscapedCarriers(membership: Membership, adopted: ProcessTabl
   const carriers = findCookieCarriers(runId, adopted, skip);
   const carrierKeys = new Set(carriers.map(identityKey));
   // Only added here, never pruned: this read is not the whole machine, so absence proves nothing.
+  if (membership.nonCarriers.size > MAX_NON_CARRIERS) membership.nonCarriers.clear();
   for (const entry of adopted.entries.values()) {
     const key = identityKey(entry);
     if (!isZombie(entry) && !ownsEntry(membership, entry) && !carrierKeys.has(key)) membership.nonCarriers.add(key);

@@ -83,12 +83,6 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   gracefulRoots(): GracefulRoots;
   /** Owned groups that still have a live owned member. */
   liveGroups(): readonly number[];
-  /**
-   * Whether a live member died (or turned zombie) since the last cookie sweep (a whole-machine
-   * observation or an `escapes` one), or none was made yet: only then can unseen children have
-   * escaped the trees.
-   */
-  deathSinceSweep(): boolean;
   /** Why signalling is refused before any read (the only anchor was recycled), or null. */
   uncertainty(): string | null;
   /** Set once an observation found the root's pid held by another process (start time differs). */
@@ -115,11 +109,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   const membership: Membership = createMembership(root);
   let anchorError: IdentityUncertainError | null = null;
   const adopterHints = new Set<number>();
-  /**
-   * A live member died since the last cookie sweep (children it forked unseen may have escaped),
-   * or no sweep was made yet: true until the first one.
-   */
-  let deathSinceSweep = true;
   /** `lastAllocatedPid()` taken before the last sweep's read; null before the first sweep. */
   let sweepPidMark: number | null = null;
   let sweepStartMark: number | null = null;
@@ -135,19 +124,16 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
 
   /** `partial`: a tree-only read (owned pids and their descendants), not the whole machine. */
   /**
-   * After a cookie sweep: no escape is unaccounted for, and any later escape gets a pid allocated
-   * after this mark (taken before the sweep's read, so nothing created during it is left out).
+   * After a cookie sweep: any later escape gets a pid allocated after this mark (taken before the
+   * sweep's read, so nothing created during it is left out).
    */
   function markSweep(mark: number | null = sweepStartMark): void {
-    deathSinceSweep = false;
     sweepPidMark = mark;
   }
 
   function observeTable(table: ProcessTable, partial = false, pidMark: number | null = null): ProcessIdentity[] {
     if (!partial) lastTable = table;
-    const live = livePids();
     const { recycled, vanished } = refreshMembers(membership, table);
-    noteDeaths(live, vanished.length + recycled.length);
     // A whole-machine read with the run cookie finds carriers wherever they hid: a sweep.
     if (!partial && options.runId) markSweep(pidMark);
     for (const member of vanished) membership.members.delete(member.pid);
@@ -164,15 +150,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     noteAdopters();
     if (anchorError !== null && [...membership.members.values()].some((m) => !m.zombie)) anchorError = null;
     return admitted;
-  }
-
-  function livePids(): number[] {
-    return [...membership.members.values()].filter((m) => !m.zombie).map((m) => m.pid);
-  }
-
-  /** Records a death since the last sweep: members gone (`gone` > 0) or live before and zombies now. */
-  function noteDeaths(liveBefore: readonly number[], gone: number): void {
-    if (gone > 0 || liveBefore.some((pid) => membership.members.get(pid)?.zombie === true)) deathSinceSweep = true;
   }
 
   /** The parents of top members (not owned themselves): their ancestry is where escapes land. */
@@ -221,9 +198,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
 
   /** Drops vanished members and throws on a recycled one, against a fresh (whole or tree) read. */
   function revalidate(table: ProcessTable): void {
-    const live = livePids();
     const { recycled, vanished } = refreshMembers(membership, table);
-    noteDeaths(live, vanished.length + recycled.length);
     const first = recycled[0];
     if (first !== undefined) throw recycledPidError(first[0], first[1]);
     for (const member of vanished) membership.members.delete(member.pid);
@@ -282,7 +257,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
         [...membership.members.values()].some((m) => !m.zombie && m.pgid === pgid),
       ),
     uncertainty: () => anchorError?.message ?? null,
-    deathSinceSweep: () => deathSinceSweep,
     rootRecycled: () => rootRecycledError?.message ?? null,
     async signal(signal, request = {}) {
       const viewed = request.treeView === true ? await signalOnTreeView(signal, request) : null;

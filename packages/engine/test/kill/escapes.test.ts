@@ -1,4 +1,7 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killTree } from '../../src/kill/kill-tree.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
@@ -6,11 +9,17 @@ import { RUN_ID_ENV } from '../../src/run/types.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import type { TableReader } from '../../src/table/types.js';
 import {
+  fixturePath,
   identityOf,
   isRunning,
+  MAX_LIFETIME_ENV,
+  makeTempDir,
+  REPORT_ENV,
   readReportedPids,
   readReports,
+  removeTempDir,
   spawnFixture,
+  TEST_FIXTURE_LIFETIME_MS,
   useProcessTracker,
   waitFor,
 } from '../helpers/index.js';
@@ -83,6 +92,44 @@ describe('escaped descendants', () => {
     expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
     expect(isRunning(daemonPid)).toBe(false);
     expect(wholeReads).toBe(0);
+  });
+
+  it('finds an escape whose parent was born and died between two looks, after a whole-machine sweep', async () => {
+    const runId = randomUUID();
+    tracker.trackEnvMarker(RUN_ID_ENV, runId);
+    const dir = makeTempDir('tw-escape-gate-');
+    const gate = join(dir, 'gate');
+    const reportFile = join(dir, 'report.jsonl');
+    execFileSync('mkfifo', [gate]);
+    // The root waits on the gate, so the owner's whole-machine look (and its pid mark) comes first.
+    const root = spawn('/bin/sh', ['-c', 'read line < "$GATE"; exec "$NODE" "$FIXTURE"'], {
+      detached: true,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        [RUN_ID_ENV]: runId,
+        [REPORT_ENV]: reportFile,
+        [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS),
+        GATE: gate,
+        NODE: process.execPath,
+        FIXTURE: fixturePath('double-fork.mjs'),
+      },
+    });
+    tracker.trackChild(root, { detached: true });
+    try {
+      const owner = createTreeOwner(identityOf(root.pid as number), { runId });
+      await owner.observe();
+      writeFileSync(gate, 'go\n');
+      const [daemon] = await readReportedPids(tracker, reportFile, 1, { role: 'daemon' });
+      const daemonPid = daemon?.pid as number;
+      await waitFor(() => !isRunning(readMiddle(reportFile)), { description: 'the middle process to exit' });
+      const outcome = await owner.kill({ graceMs: 0 });
+      expect(outcome.result).toBe('killed');
+      expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
+      expect(isRunning(daemonPid)).toBe(false);
+    } finally {
+      removeTempDir(dir);
+    }
   });
 
   it('without the cookie a double-forked daemon is out of reach of ancestry (the cookie is what finds it)', async () => {
