@@ -106,7 +106,7 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
 /**
  * Watches a frozen, killed tree die: it cannot fork, so only its own pids matter. Each poll
  * re-reads the first member not yet seen dead and stops there, so waiting costs one read per
- * poll instead of one per member; a last full read of the owned pids gives the survivors.
+ * poll instead of one per member; at the bound, a full read of the owned pids gives the survivors.
  */
 async function waitForFrozenTreeDeath(run: KillRun, boundMs: number): Promise<ProcessIdentity[]> {
   const readPids = run.owner.reader.readPids;
@@ -119,6 +119,8 @@ async function waitForFrozenTreeDeath(run: KillRun, boundMs: number): Promise<Pr
     if (entry === undefined || entry.startTime !== next.startTime || isZombie(entry)) pending.shift();
     else await sleep(VERIFY_POLL_MS);
   }
+  // Every identity was seen dead, one by one: no survivors to re-read.
+  if (pending.length === 0) return [];
   return observe(run, 'members');
 }
 
