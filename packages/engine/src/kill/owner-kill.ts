@@ -8,6 +8,9 @@
  * it forked just before, so repeated stop+observe rounds converge on the whole tree even when a
  * worker forks into new sessions as fast as it can. A plain kill loop loses every child forked
  * between a read and the SIGKILL of its parent (it is reparented to 1 and looks unrelated).
+ * Why no whole-machine read: each signal is revalidated on the owned-tree read just made (see
+ * ownership/tree-view.ts for when that is enough, and the fallback when it is not), so the cost
+ * of a kill follows the tree, not the machine.
  */
 import { IdentityUncertainError } from '../ownership/errors.js';
 import type { SignalRequest } from '../ownership/signal-plan.js';

@@ -109,8 +109,9 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   const membership: Membership = createMembership(root);
   let anchorError: IdentityUncertainError | null = null;
   const adopterHints = new Set<number>();
-  /** `lastAllocatedPid()` taken before the last sweep's read; null before the first sweep. */
+  /** `lastAllocatedPid()` taken before the last cookie sweep's read; null before the first one. */
   let sweepPidMark: number | null = null;
+  /** The mark taken as the current `escapes` sweep started. */
   let sweepStartMark: number | null = null;
   let rootRecycledError: IdentityUncertainError | null = null;
 
@@ -122,7 +123,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     return [...fromCookie, ...fromAncestry];
   }
 
-  /** `partial`: a tree-only read (owned pids and their descendants), not the whole machine. */
   /**
    * After a cookie sweep: any later escape gets a pid allocated after this mark (taken before the
    * sweep's read, so nothing created during it is left out).
@@ -131,6 +131,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     sweepPidMark = mark;
   }
 
+  /** `partial`: not the whole machine (a tree or pid read); `pidMark`: taken before a whole read. */
   function observeTable(table: ProcessTable, partial = false, pidMark: number | null = null): ProcessIdentity[] {
     if (!partial) lastTable = table;
     const { recycled, vanished } = refreshMembers(membership, table);
@@ -166,14 +167,13 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
    */
   async function observeEscapes(readTreesFirst: boolean): Promise<ProcessTable | null> {
     sweepStartMark = reader.lastAllocatedPid?.() ?? null;
-    const trees = readTreesFirst
-      ? await reader.readTrees([...membership.members.keys()])
-      : { entries: new Map(), readAtMs: Date.now() };
-    if (trees === null || options.runId === undefined || options.runId === '') {
-      if (trees !== null && readTreesFirst) observeTable(trees, true);
-      return trees;
+    let latest: ProcessTable | null = null;
+    if (readTreesFirst) {
+      latest = await reader.readTrees([...membership.members.keys()]);
+      if (latest === null) return null;
+      observeTable(latest, true);
     }
-    if (readTreesFirst) observeTable(trees, true);
+    if (options.runId === undefined || options.runId === '') return latest;
     const adopted =
       reader.readAdopters === undefined
         ? null
@@ -182,10 +182,11 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
             known: new Set(membership.members.keys()),
             ...(sweepPidMark === null ? {} : { allocatedAfter: sweepPidMark }),
           });
+    // A reader that cannot look where orphans land: the whole machine is the only other place.
     if (adopted === null) return owner.observeRead('all');
     const carriers = findEscapedCarriers(membership, adopted, options.runId);
     markSweep();
-    if (carriers.length === 0) return trees;
+    if (carriers.length === 0) return latest ?? adopted;
     admitCarriers(membership, adopted, carriers);
     const withCarriers = await reader.readTrees([...membership.members.keys()]);
     if (withCarriers !== null) observeTable(withCarriers, true);

@@ -4,6 +4,8 @@
  * or of the ledger. Every consumer gets the StateDirError: the state tree, the ledger reader and
  * writer, the lease registry, the orphan finder and openLease (which then starts no guardian).
  */
+
+import { spawn } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -17,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { GUARDIAN_ENTRY } from '../../src/lease/guardian-process.js';
 import { openLease } from '../../src/lease/open-lease.js';
 import { readLeaseRegistry } from '../../src/lease/registry.js';
 import { appendLedgerRecord } from '../../src/ledger/append.js';
@@ -155,6 +158,24 @@ describe('state dir trust', () => {
       expect(listTree(base)).toEqual(before);
     });
   }
+
+  it('makes a guardian started on an untrusted state dir exit 2 with the fix, writing nothing', async () => {
+    const root = join(scratch(), 'state');
+    mkdirSync(root, { mode: 0o700 });
+    chmodSync(root, 0o775);
+    const config = { leaseId: 'lease-x', name: 'x', stateDir: root, holder: { pid: process.pid, startTime: '1' } };
+    const guardian = spawn(process.execPath, [GUARDIAN_ENTRY, JSON.stringify(config)], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    guardian.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => guardian.on('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(2);
+    expect(stderr).toContain(`chmod 700 ${root}`);
+    expect(readdirSync(root)).toEqual([]);
+  });
 
   it('refuses the ledger file itself to the reader and the writer', () => {
     const base = scratch();
