@@ -79,7 +79,12 @@ export async function runSupervised(session: Session, plan: WorkerPlan): Promise
   const narrateStderr = stderrNarrator(session);
   const unsubscribe = run.subscribe((event) => {
     if (event.type === 'spawned') announce(event.identity.pid);
-    else if (event.type === 'phase' && event.phase === 'stopping') session.step('ending the whole tree');
+    else if (event.type === 'phase' && event.phase === 'stopping') {
+      // One census right before the kill (the event comes before its first signal): what the
+      // tree held at that moment is on record even when a loaded machine slowed the watch's ticks.
+      session.watch.poll();
+      session.step('ending the whole tree');
+    }
     else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
   });
   const outcome = await run.outcome;
