@@ -84,8 +84,7 @@ export async function runSupervised(session: Session, plan: WorkerPlan): Promise
       // tree held at that moment is on record even when a loaded machine slowed the watch's ticks.
       session.watch.poll();
       session.step('ending the whole tree');
-    }
-    else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
+    } else if (event.type === 'output' && event.stream === 'stderr') narrateStderr(event.text);
   });
   const outcome = await run.outcome;
   unsubscribe();
