@@ -87,6 +87,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const graceSeconds = parseSeconds('--grace', values.grace);
   const paths = statePaths();
   const scan = findOrphans({ paths });
+  for (const { path, problem } of scan.leaseProblems) {
+    await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
+  }
+  if (scan.invalidLedgerLines > 0) {
+    await writeOut(process.stderr, `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`);
+  }
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
