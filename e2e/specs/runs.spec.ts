@@ -96,7 +96,7 @@ test.describe('runs started from the UI', () => {
     await expect(app.locator('section.run.selected')).not.toHaveAttribute('data-run-id', firstId);
     // The retry's details find the first run in the ledger: same command line.
     await expect(app.locator('aside.details .mini-history')).toContainText(firstId);
-    await app.getByRole('button', { name: 'Release lease' }).click();
+    await releaseSelectedLease(app);
     await expect(activity.locator('.outcome[data-kind="release"]').first()).toContainText('Released lease e2e-retry');
     await expect(app.getByRole('option', { name: /e2e-retry/ })).toContainText('released');
   });

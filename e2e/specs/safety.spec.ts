@@ -48,7 +48,7 @@ test.describe('safety', () => {
       await app.getByRole('tab', { name: 'All processes' }).click();
       const banner = app.getByTestId('orphan-banner');
       await expect(banner).toBeVisible();
-      await expect(banner).toContainText(/leaked process(es)? from \d+ ended run/);
+      await expect(banner).toContainText(/leaked process(es)? from \d+ runs? still alive/);
       await expect(banner).toContainText(`pid ${leak.pid}`);
       await expect(banner).toContainText(leak.runId);
       await expect(app.getByTestId('counts')).toContainText(/[1-9]\d* leaked/);

@@ -43,9 +43,13 @@ export async function killRunFromUi(app: Page, card: Locator): Promise<void> {
   await expect(dialog).toBeHidden();
 }
 
+/** Releases the selected lease, confirming the list of runs it ends when it asks. */
 export async function releaseSelectedLease(app: Page): Promise<void> {
   const button = app.getByRole('button', { name: 'Release lease' });
-  if (await button.isEnabled()) await button.click();
+  if (!(await button.isEnabled())) return;
+  await button.click();
+  const confirm = app.getByRole('button', { name: /^Release and end \d+ runs?$/ });
+  if (await confirm.isVisible()) await confirm.click();
 }
 
 /** A tree kill waits a grace period, escalates and verifies; on a loaded machine that takes a while. */

@@ -18,6 +18,10 @@ const base = {
 describe('run exit codes', () => {
   it.each([
     ['timeout', 124],
+    ['memory_limit', 124],
+    ['process_limit', 124],
+    ['cpu_limit', 124],
+    ['stalled', 124],
     ['kill_failed', 125],
     ['launch_failure', 126],
     ['missing_binary', 127],

@@ -27,6 +27,8 @@ function entry(overrides: Partial<HistoryEntry> & { runId: string }): HistoryEnt
     classification: 'ok',
     exitCode: 0,
     survivors: 0,
+    endReason: null,
+    timeoutSeconds: 60,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest';
 import { ActivityPanel } from '../src/components/activity';
 import { CleanConfirm } from '../src/components/clean-confirm';
+import { ConfirmAction } from '../src/components/confirm-action';
 import { OrphanBanner } from '../src/components/orphan-banner';
 import { useAppStore } from '../src/store/store';
 import { installFakeBridge, makeKillReport, makeProcess, makeSnapshot, okReply, resetStoreEachTest } from './fixtures';
@@ -11,6 +12,7 @@ resetStoreEachTest();
 const leaked = {
   runId: 'run-7',
   leaseId: 'lease-1',
+  kind: 'over' as const,
   reasons: ['carries the cookie of ended run run-7'],
   process: makeProcess({ pid: 4242, command: 'run-forever', escaped: true }),
 };
@@ -37,7 +39,7 @@ describe('OrphanBanner', () => {
       </>,
     );
     const banner = screen.getByRole('alert');
-    expect(banner.textContent).toContain('1 leaked process from 1 ended run still alive');
+    expect(banner.textContent).toContain('1 leaked process from 1 run still alive');
     expect(banner.textContent).toContain('pid 4242');
     expect(banner.textContent).toContain('carries the cookie of ended run run-7');
     fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
@@ -72,5 +74,47 @@ describe('OrphanBanner', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(useAppStore.getState().confirmClean).toBeNull();
     expect(sent).toEqual([]);
+  });
+
+  it('ends unregistered trees only through a separate action that asks first and lists them', async () => {
+    const { sent } = installFakeBridge(() => okReply({ kills: [] }));
+    const stranger = {
+      runId: 'run-elsewhere',
+      leaseId: null,
+      kind: 'unregistered' as const,
+      reasons: ['run id recorded nowhere'],
+      process: makeProcess({ pid: 5151, command: 'sleep', commandLine: 'sleep 999' }),
+    };
+    act(() =>
+      useAppStore
+        .getState()
+        .applySnapshot(makeSnapshot({ orphans: [leaked, stranger], counts: { live: 1, leaked: 2 } })),
+    );
+    render(
+      <>
+        <OrphanBanner />
+        <CleanConfirm />
+        <ConfirmAction />
+      </>,
+    );
+    expect(screen.getByTestId('orphan-count').textContent).toContain('2 leaked processes');
+    // The default clean-up asks first and names only what this state dir recorded.
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
+    const cleanDialog = screen.getByRole('dialog');
+    expect(cleanDialog.textContent).toContain(String(leaked.process.pid));
+    expect(cleanDialog.textContent).not.toContain('5151');
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up' }));
+    await waitFor(() => expect(sent).toEqual([{ type: 'cleanOrphans' }]));
+    fireEvent.click(screen.getByRole('button', { name: 'End 1 unregistered…' }));
+    // Nothing is sent before the user confirmed what will end.
+    expect(sent).toHaveLength(1);
+    const dialog = screen.getByRole('dialog');
+    expect(dialog.textContent).toContain('pid 5151 sleep 999 (run run-elsewhere)');
+    expect(dialog.textContent).toContain('never recorded');
+    expect(document.activeElement?.textContent).toBe('Cancel');
+    fireEvent.click(screen.getByRole('button', { name: 'End them' }));
+    await waitFor(() =>
+      expect(sent).toEqual([{ type: 'cleanOrphans' }, { type: 'cleanOrphans', includeUnregistered: true }]),
+    );
   });
 });

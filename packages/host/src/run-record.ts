@@ -6,7 +6,7 @@ import {
   type RunOutcome,
   type RunSpec,
 } from '@treewarden/engine';
-import type { Classification, KillReport, RunPhase } from '@treewarden/protocol';
+import type { Classification, KillReport, LimitTrip, RunPhase } from '@treewarden/protocol';
 import type { HostRun } from './engine/port.js';
 import { createMembership, type Membership } from './snapshot/membership.js';
 
@@ -14,9 +14,13 @@ export interface RunRecord {
   readonly id: string;
   readonly leaseId: string;
   readonly spec: RunSpec;
+  /** What Retry starts again; null when the full command line is unknown (`retryRefusal` says why). */
+  readonly retrySpec: RunSpec | null;
   readonly cwd: string;
   readonly cookie: string;
-  readonly timeoutSeconds: number;
+  /** Null when no record says: shown as unknown, never a made-up deadline. */
+  readonly timeoutSeconds: number | null;
+  readonly deadlineAtMs: number | null;
   readonly startedAtMs: number;
   readonly root: ProcessIdentity | null;
   readonly membership: Membership;
@@ -27,14 +31,29 @@ export interface RunRecord {
   classification: Classification | null;
   exitCode: number | null;
   signal: string | null;
+  /** The engine's message when the run failed, or why it counts as ended without its supervisor. */
+  endReason: string | null;
+  /** Its holder and guardian are dead and no end is recorded: what is left of it is leaked. */
+  unsupervised: boolean;
   lastKill: KillReport | null;
   stdoutTail: string;
   stderrTail: string;
+  /** The limit that ended the run, if one did. */
+  limitTrip?: LimitTrip;
 }
 
 type RunState = Pick<
   RunRecord,
-  'phase' | 'endedAtMs' | 'classification' | 'exitCode' | 'signal' | 'lastKill' | 'stdoutTail' | 'stderrTail'
+  | 'phase'
+  | 'endedAtMs'
+  | 'classification'
+  | 'exitCode'
+  | 'signal'
+  | 'endReason'
+  | 'unsupervised'
+  | 'lastKill'
+  | 'stdoutTail'
+  | 'stderrTail'
 >;
 
 /** The fields a run's progress changes, as every record starts them: running, nothing to report yet. */
@@ -45,6 +64,8 @@ export function runningState(): RunState {
     classification: null,
     exitCode: null,
     signal: null,
+    endReason: null,
+    unsupervised: false,
     lastKill: null,
     stdoutTail: '',
     stderrTail: '',
@@ -52,17 +73,22 @@ export function runningState(): RunState {
 }
 
 /** `id` differs from the run id only when one scenario starts several runs under one cookie. */
-export function recordOwnRun(handle: HostRun, now: number, id: string = handle.runId): RunRecord {
+export function recordOwnRun(handle: HostRun, id: string = handle.runId): RunRecord {
+  // The engine validated the spec before the start: undefined means its default, never "unknown".
+  const timeoutSeconds = handle.spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const { runId: _previousId, ...retrySpec } = handle.spec;
   return {
     id,
     leaseId: handle.leaseId,
     spec: handle.spec,
+    retrySpec,
     get cwd() {
       return handle.cwd;
     },
     cookie: handle.cookie,
-    timeoutSeconds: handle.spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    startedAtMs: now,
+    timeoutSeconds,
+    deadlineAtMs: handle.startedAtMs + timeoutSeconds * 1000,
+    startedAtMs: handle.startedAtMs,
     get root() {
       return handle.root;
     },
@@ -72,6 +98,14 @@ export function recordOwnRun(handle: HostRun, now: number, id: string = handle.r
   };
 }
 
+/** Why Retry cannot start `record` again; null when it can. */
+export function retryRefusal(record: RunRecord): string | null {
+  if (record.phase !== 'ended') return 'the run is still going: Retry starts it again once it ended';
+  if (record.retrySpec === null)
+    return 'the ledger holds no start record with its command line, so it cannot be started again here; use "New run"';
+  return null;
+}
+
 /** Records the engine's verdict on a run. */
 export function endRun(record: RunRecord, outcome: RunOutcome, now: number): void {
   record.phase = 'ended';
@@ -79,8 +113,10 @@ export function endRun(record: RunRecord, outcome: RunOutcome, now: number): voi
   record.classification = outcome.classification;
   record.exitCode = outcome.exitCode;
   record.signal = outcome.signal;
+  record.endReason = outcome.error ?? null;
   record.stdoutTail = outcome.stdoutTail;
   record.stderrTail = outcome.stderrTail;
+  if (outcome.limit !== undefined) record.limitTrip = { ...outcome.limit };
   if (outcome.kill !== undefined) record.lastKill = toKillReport(outcome.kill);
   if (outcome.kept !== undefined) record.membership.release(outcome.kept);
 }

@@ -12,7 +12,7 @@ import { writeLeaseFile } from '../../engine/src/lease/registry.js';
 import { makeTempDir } from '../../engine/test/helpers/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { endRun, recordOwnRun } from '../src/run-record.js';
-import { buildRunView, buildSnapshot } from '../src/snapshot/build-snapshot.js';
+import { buildSnapshot } from '../src/snapshot/build-snapshot.js';
 import { createMembership } from '../src/snapshot/membership.js';
 
 const homes: string[] = [];
@@ -50,7 +50,7 @@ describe('guardian lost, in the host', () => {
     expect(byId.get('lease-fine')?.guardianLost).toBeUndefined();
 
     const snapshot = buildSnapshot({
-      leases: leases.map((lease) => ({ ...lease, runs: [] })),
+      leases: leases.map((lease) => ({ ...lease, heldByThisApp: false, runs: [] })),
       orphans: [],
       cpuPercents: new Map(),
       pollIntervalMs: 250,
@@ -103,6 +103,7 @@ describe('kept descendants, in the host', () => {
         runId: 'run-kept',
         leaseId: 'lease-1',
         spec: { command: 'node', timeoutSeconds: 60 },
+        startedAtMs: Date.now(),
         root: { pid: 20, startTime: '1020' },
         cwd: '/tmp',
         cookie: 'run-kept',
@@ -110,11 +111,28 @@ describe('kept descendants, in the host', () => {
         cancel: () => new Promise<never>(() => {}),
         tails: () => ({ stdout: '', stderr: '' }),
       };
-      const record = recordOwnRun(handle, Date.now());
+      const record = recordOwnRun(handle);
       record.membership.update(table(entry(20, 1), entry(21, 20)));
       endRun(record, outcomeWith(kept), Date.now());
       record.membership.update(table(entry(21, 1)));
-      return buildRunView(record, new Map()).leakedCount;
+      const lease = {
+        id: 'lease-1',
+        name: 'app',
+        holder: null,
+        holderCommand: '',
+        holderState: 'alive' as const,
+        heldByThisApp: true,
+        createdAtMs: 0,
+        runs: [record],
+      };
+      const snapshot = buildSnapshot({
+        leases: [lease],
+        orphans: [],
+        cpuPercents: new Map(),
+        pollIntervalMs: 250,
+        now: 0,
+      });
+      return snapshot.leases[0]?.runs[0]?.leakedCount;
     };
     expect(leakedAfterEnd(undefined)).toBe(1);
     expect(leakedAfterEnd([{ pid: 21, startTime: '1021' }])).toBe(0);

@@ -9,6 +9,7 @@ import {
   identitySchema,
   killReportSchema,
   processNodeSchema,
+  runLimitsSchema,
   scenarioInfoSchema,
 } from './model.js';
 
@@ -31,12 +32,18 @@ export const commandSchema = z.discriminatedUnion('type', [
     cwd: z.string().max(4096).optional(),
     timeoutSeconds: z.number().min(MIN_TIMEOUT_SECONDS).max(MAX_TIMEOUT_SECONDS),
     leaseName: z.string().min(1).max(128).optional(),
+    limits: runLimitsSchema.optional(),
   }),
   /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
   z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),
   z.object({ type: z.literal('retryRun'), runId: z.string().min(1).max(128) }),
   z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
-  z.object({ type: z.literal('cleanOrphans'), runId: z.string().min(1).max(128).optional() }),
+  /** Ends leaked trees of runs on record; `unregistered` ones only with `includeUnregistered: true`. */
+  z.object({
+    type: z.literal('cleanOrphans'),
+    runId: z.string().min(1).max(128).optional(),
+    includeUnregistered: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('listScenarios') }),
   z.object({
     type: z.literal('runScenario'),
@@ -58,7 +65,12 @@ export const commandSchema = z.discriminatedUnion('type', [
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
 
-const runStartedSchema = z.object({ runId: z.string(), leaseId: z.string() });
+const runStartedSchema = z.object({
+  runId: z.string(),
+  leaseId: z.string(),
+  /** Set when the run could not even start (missing binary, launch failure): the engine's message. */
+  launchError: z.string().nullable().optional(),
+});
 
 /** What each command answers on success. */
 export const commandResultSchemas = {

@@ -17,6 +17,8 @@ export const eventSchema = z.discriminatedUnion('type', [
     runId: z.string(),
     classification: classificationSchema,
     exitCode: z.number().int().nullable(),
+    /** The engine's message when it ended badly (e.g. "missing binary: … was not found (ENOENT)"). */
+    error: z.string().nullable().optional(),
   }),
   z.object({ type: z.literal('killOutcome'), runId: z.string().nullable(), report: killReportSchema }),
 ]);

@@ -17,9 +17,42 @@ export const CLASSIFICATIONS = [
   'usage_limit',
   'auth_failure',
   'cancelled',
+  'memory_limit',
+  'process_limit',
+  'cpu_limit',
+  'stalled',
 ] as const;
 export const classificationSchema = z.enum(CLASSIFICATIONS);
 export type Classification = z.infer<typeof classificationSchema>;
+
+/** Limit bounds mirrored from the engine's run/limits.ts (checked equal by a host test). */
+export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
+export const MAX_MEMORY_LIMIT_BYTES = 16 * 1024 ** 4;
+export const MIN_PROCS_LIMIT = 1;
+export const MAX_PROCS_LIMIT = 65_536;
+export const MIN_CPU_LIMIT_SECONDS = 1;
+export const MAX_CPU_LIMIT_SECONDS = 1_000_000;
+export const MIN_IDLE_TIMEOUT_SECONDS = 1;
+/** The engine's MAX_TIMEOUT_SECONDS: an idle timeout longer than the longest run never trips. */
+export const MAX_IDLE_TIMEOUT_SECONDS = 5400;
+/** A run's runaway limits; each optional, unknown keys refused (a misspelt limit must not pass unenforced). */
+export const runLimitsSchema = z
+  .object({
+    maxMemoryBytes: z.number().int().min(MIN_MEMORY_LIMIT_BYTES).max(MAX_MEMORY_LIMIT_BYTES).optional(),
+    maxProcs: z.number().int().min(MIN_PROCS_LIMIT).max(MAX_PROCS_LIMIT).optional(),
+    maxCpuSeconds: z.number().min(MIN_CPU_LIMIT_SECONDS).max(MAX_CPU_LIMIT_SECONDS).optional(),
+    idleTimeoutSeconds: z.number().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).optional(),
+  })
+  .strict();
+export type RunLimitsInput = z.infer<typeof runLimitsSchema>;
+
+/** The limit that ended a run: its name (the CLI flag), configured value and observed value. */
+export const limitTripSchema = z.object({
+  name: z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']),
+  value: z.number(),
+  observed: z.number(),
+});
+export type LimitTrip = z.infer<typeof limitTripSchema>;
 
 export const identitySchema = z.object({ pid, startTime: z.string().min(1).max(64) });
 export type Identity = z.infer<typeof identitySchema>;
@@ -80,9 +113,10 @@ export const runViewSchema = z.object({
   cwd: z.string(),
   /** The cookie every process of this run carries in its environment. */
   cookie: z.string(),
-  timeoutSeconds: z.number().positive(),
+  /** Null when no record says (runs recorded before timeouts were kept): shown as unknown, never guessed. */
+  timeoutSeconds: z.number().positive().nullable(),
   startedAtMs: epochMs,
-  deadlineAtMs: epochMs,
+  deadlineAtMs: epochMs.nullable(),
   endedAtMs: epochMs.nullable(),
   phase: runPhaseSchema,
   root: identitySchema.nullable(),
@@ -91,11 +125,21 @@ export const runViewSchema = z.object({
   signal: z.string().nullable(),
   /** Live processes of the run's tree (flat; the UI nests them by ppid). */
   processes: z.array(processNodeSchema),
-  /** Processes still alive after the run ended. */
+  /** Processes still alive after the run ended or after its supervisors died (its entries in `orphans`). */
   leakedCount: z.number().int().nonnegative(),
+  /** Its holder and guardian are both dead: whatever is left of it runs unsupervised. */
+  unsupervised: z.boolean(),
+  /** Why it ended, in the engine's words: a launch failure, a kill that failed, a leak cleaned up… */
+  endReason: z.string().nullable(),
+  /** Whether Retry can start it again, and if not, why (shown on the disabled button). */
+  retry: z.object({ available: z.boolean(), reason: z.string().nullable() }),
   lastKill: killReportSchema.nullable(),
   stdoutTail: z.string(),
   stderrTail: z.string(),
+  /** The run's limits, when it has any (runs this host started). */
+  limits: runLimitsSchema.optional(),
+  /** The limit that ended it. */
+  limitTrip: limitTripSchema.optional(),
 });
 export type RunView = z.infer<typeof runViewSchema>;
 
@@ -108,6 +152,8 @@ export const leaseViewSchema = z.object({
   holder: identitySchema.nullable(),
   holderCommand: z.string(),
   holderState: holderStateSchema,
+  /** Only the holder can release a lease: false for leases of the CLI, harnesses and other apps. */
+  heldByThisApp: z.boolean(),
   /** The guardian died while the holder lived: the holder supervises the runs itself now. */
   guardianLost: z.boolean().optional(),
   createdAtMs: epochMs,
@@ -117,9 +163,18 @@ export const leaseViewSchema = z.object({
 });
 export type LeaseView = z.infer<typeof leaseViewSchema>;
 
+/**
+ * `over`: a process of a run or lease that is over (recorded here). `unregistered`: it carries a
+ * run cookie this state dir never recorded (another state dir, another tool): ending it takes an
+ * explicit, separate ask, as `treewarden orphans --clean --all` does.
+ */
+export const orphanKindSchema = z.enum(['over', 'unregistered']);
+export type OrphanKind = z.infer<typeof orphanKindSchema>;
+
 export const orphanViewSchema = z.object({
   runId: z.string().nullable(),
   leaseId: z.string().nullable(),
+  kind: orphanKindSchema,
   /** Why it was judged leaked: cookie of an ended run, cwd inside a run directory, recorded identity… */
   reasons: z.array(z.string()),
   process: processNodeSchema,
@@ -130,6 +185,7 @@ export const snapshotSchema = z.object({
   takenAtMs: epochMs,
   pollIntervalMs: z.number().int().positive(),
   leases: z.array(leaseViewSchema),
+  /** Every leaked process, once: the one source of every leak count the UI shows (`counts.leaked` is its length). */
   orphans: z.array(orphanViewSchema),
   counts: z.object({ live: z.number().int().nonnegative(), leaked: z.number().int().nonnegative() }),
   /** What the host cannot do here and the user must know (e.g. a native capability missing). */
@@ -162,6 +218,9 @@ export const historyEntrySchema = z.object({
   classification: classificationSchema.nullable(),
   exitCode: z.number().int().nullable(),
   survivors: z.number().int().nonnegative(),
+  /** The failure message, or why the run counts as ended without its supervisor. */
+  endReason: z.string().nullable(),
+  timeoutSeconds: z.number().positive().nullable(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

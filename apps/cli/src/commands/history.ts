@@ -4,7 +4,14 @@
  * crashed mid-record) is reported on stderr, never fatal.
  */
 import { parseArgs } from 'node:util';
-import { type RunHistoryEntry, readLedger, statePaths, summarizeRuns } from '@treewarden/engine';
+import {
+  findOrphans,
+  type RunHistoryEntry,
+  readLedger,
+  settleEndedRuns,
+  summarizeRuns,
+  verifyStateDir,
+} from '@treewarden/engine';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { type CliCommand, UsageError } from './command.js';
@@ -24,17 +31,20 @@ function parseLimit(raw: string | undefined): number | undefined {
 function formatRow(run: RunHistoryEntry): string {
   const started = run.startedAt?.replace('T', ' ').slice(0, 19) ?? '?';
   const outcome = run.classification ?? 'no end recorded';
+  const note = run.endedWithoutSupervisor !== null ? `  (${run.endedWithoutSupervisor})` : '';
   const exit = run.signal ?? (run.exitCode !== null ? `exit ${run.exitCode}` : '-');
   const duration = run.durationMs !== null ? `${(run.durationMs / 1000).toFixed(1)}s` : '-';
   const command = [run.command ?? '?', ...run.args].join(' ').slice(0, COMMAND_WIDTH);
   const survivors = run.survivors > 0 ? ` survivors=${run.survivors}` : '';
-  return `${started}  ${run.runId}  ${outcome.padEnd(14)} ${exit.padEnd(8)} ${duration.padStart(7)}  ${command}${survivors}`;
+  return `${started}  ${run.runId}  ${outcome.padEnd(14)} ${exit.padEnd(8)} ${duration.padStart(7)}  ${command}${survivors}${note}`;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const limit = parseLimit(values.limit);
-  const paths = statePaths();
+  const paths = verifyStateDir();
+  // A run whose supervisors died and whose processes are all gone ends now, on record, before it is listed.
+  settleEndedRuns(findOrphans({ paths }), { paths });
   const ledger = readLedger(paths.ledgerFile);
   const all = summarizeRuns(ledger.records);
   const runs = limit !== undefined ? all.slice(-limit) : all;
@@ -45,8 +55,15 @@ async function main(argv: readonly string[]): Promise<number> {
       `treewarden history: skipped a torn ledger record (${where} of ${paths.ledgerFile})\n`,
     );
   }
+  for (const invalid of ledger.invalid) {
+    await writeOut(
+      process.stderr,
+      `treewarden history: skipped an invalid ledger record (line ${invalid.line} of ${paths.ledgerFile}: ${invalid.problem})\n`,
+    );
+  }
   if (values.json === true) {
-    await writeOut(process.stdout, `${JSON.stringify({ ledger: paths.ledgerFile, runs, torn: ledger.torn })}\n`);
+    const body = { ledger: paths.ledgerFile, runs, torn: ledger.torn, invalid: ledger.invalid };
+    await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
     return EXIT_OK;
   }
   if (runs.length === 0) {

@@ -14,6 +14,7 @@ import {
   cleanOrphans,
   findOrphans,
   type OrphanGroup,
+  settleEndedRuns,
   statePaths,
   survivorsOf,
 } from '@treewarden/engine';
@@ -95,6 +96,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const paths = statePaths();
   const scan = findOrphans({ paths });
   const agentLeaks = findAgentOrphans();
+  for (const { path, problem } of scan.leaseProblems) {
+    await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
+  }
+  if (scan.invalidLedgerLines > 0) {
+    await writeOut(process.stderr, `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`);
+  }
   const agentCleaned =
     values.clean === true
       ? await cleanAgentOrphans(agentLeaks, {
@@ -115,6 +122,8 @@ async function main(argv: readonly string[]): Promise<number> {
     ...(cleaned !== null ? survivorsOf(cleaned) : []),
     ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
   ];
+  // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
+  settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : scan, { paths });
   if (values.json === true) {
     const body = {
       groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],

@@ -1,5 +1,6 @@
 /**
- * `treewarden run [--timeout S] [--grace S] [--cwd DIR] [--json] [--keep-descendants] -- CMD [ARGS…]`
+ * `treewarden run [--timeout S] [--grace S] [--max-memory SIZE] [--max-procs N] [--max-cpu S]
+ * [--idle-timeout S] [--cwd DIR] [--json] [--keep-descendants] -- CMD [ARGS…]`
  * Runs CMD in its own session under the engine's run supervisor and exits with a status that
  * says how it ended. SIGINT/SIGTERM/SIGHUP to the CLI cancel the run with the tree kill.
  */
@@ -7,6 +8,7 @@ import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   type Lease,
+  LIMIT_CLASSIFICATIONS,
   openLease,
   type Run,
   type RunOutcome,
@@ -22,13 +24,20 @@ import {
   EXIT_TIMEOUT,
   SIGNAL_EXIT_BASE,
 } from '../exit-codes.js';
+import { parseLimitFlags } from '../limit-flags.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE =
-  'treewarden run [--timeout S] [--grace S] [--cwd DIR] [--json] [--keep-descendants] [--lease NAME] -- CMD [ARGS…]';
+  'treewarden run [--timeout S] [--grace S] [--max-memory SIZE] [--max-procs N] [--max-cpu S] [--idle-timeout S] ' +
+  '[--cgroup] [--cwd DIR] [--json] [--keep-descendants] [--lease NAME] -- CMD [ARGS…]';
 const OPTIONS = {
   timeout: { type: 'string' },
   grace: { type: 'string' },
+  'max-memory': { type: 'string' },
+  'max-procs': { type: 'string' },
+  'max-cpu': { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  cgroup: { type: 'boolean' },
   cwd: { type: 'string' },
   json: { type: 'boolean' },
   'keep-descendants': { type: 'boolean' },
@@ -36,7 +45,18 @@ const OPTIONS = {
 } as const;
 /** The lease a run joins when --lease is not given. */
 const DEFAULT_LEASE_NAME = 'cli';
-const VALUE_OPTIONS = new Set(['--timeout', '--grace', '--cwd', '--lease']);
+const VALUE_OPTIONS = new Set([
+  '--timeout',
+  '--grace',
+  '--cwd',
+  '--lease',
+  '--max-memory',
+  '--max-procs',
+  '--max-cpu',
+  '--idle-timeout',
+]);
+/** A limit that trips ends the run like its timeout does, with the same exit status. */
+const LIMIT_CLASSIFICATION_SET: ReadonlySet<string> = new Set(Object.values(LIMIT_CLASSIFICATIONS));
 /** Signals that cancel the run; the CLI then exits 128 + n, as if it had died by them. */
 const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -60,6 +80,7 @@ export function signalExitCode(signal: string | null): number | null {
 
 /** ok/error and their refinements exit with the worker's own status; the rest have fixed codes. */
 export function exitCodeFor(outcome: RunOutcome): number {
+  if (LIMIT_CLASSIFICATION_SET.has(outcome.classification)) return EXIT_TIMEOUT;
   switch (outcome.classification) {
     case 'timeout':
       return EXIT_TIMEOUT;
@@ -91,6 +112,8 @@ export function toJson(outcome: RunOutcome): Record<string, unknown> {
     stderrTail: outcome.stderrTail,
     runId: outcome.runId,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
+    ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
   };
 }
 
@@ -135,6 +158,7 @@ async function main(argv: readonly string[]): Promise<number> {
     graceSeconds: parseSeconds('grace', values.grace),
     keepDescendants: values['keep-descendants'] === true,
     output: json ? 'capture' : 'tee',
+    ...parseLimitFlags(values),
   };
   // Bounds are checked before anything launches, the guardian included.
   try {
@@ -179,7 +203,7 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 export const runCommand: CliCommand = {
-  summary: 'run a command under supervision, with a timeout',
+  summary: 'run a command under supervision, with a timeout and optional memory/process/CPU/idle limits',
   usage: USAGE,
   main,
 };

@@ -2,7 +2,7 @@
  * What the buttons do: each sends one command through the host and records its outcome in the
  * store. Nothing here decides whether a kill is safe; the host revalidates every identity.
  */
-import type { ActivityEntry, Identity, KillReport } from '@treewarden/protocol';
+import type { ActivityEntry, Identity, KillReport, RunLimitsInput } from '@treewarden/protocol';
 import { identityKey } from '../model/identity';
 import { useAppStore } from '../store/store';
 import type { ActionKind, KillRequest } from '../store/types';
@@ -64,11 +64,12 @@ export async function retryRun(runId: string): Promise<void> {
     const reply = await send<'retryRun'>({ type: 'retryRun', runId });
     if (!reply.ok) return pushFailure('retry', `Retry of ${runId} failed`, reply.error, runId);
     store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    const failed = reply.result.launchError ?? null;
     store.getState().pushOutcome({
       kind: 'retry',
-      ok: true,
-      title: `Retried ${runId} as ${reply.result.runId}`,
-      message: null,
+      ok: failed === null,
+      title: failed === null ? `Retried ${runId} as ${reply.result.runId}` : `Retry of ${runId} could not start`,
+      message: failed,
       classification: null,
       reports: [],
       runId: reply.result.runId,
@@ -95,9 +96,18 @@ export async function releaseLease(leaseId: string, name: string): Promise<void>
   });
 }
 
-export async function cleanOrphans(runId?: string): Promise<void> {
-  await track(`clean:${runId ?? 'all'}`, 'Cleaning…', async () => {
-    const reply = await send<'cleanOrphans'>(runId ? { type: 'cleanOrphans', runId } : { type: 'cleanOrphans' });
+/** Cleans leaks of runs on record; `unregistered` trees only when asked for, separately. */
+export function cleanKey(runId?: string, includeUnregistered = false): string {
+  return `clean:${runId ?? 'all'}${includeUnregistered ? ':unregistered' : ''}`;
+}
+
+export async function cleanOrphans(runId?: string, includeUnregistered = false): Promise<void> {
+  await track(cleanKey(runId, includeUnregistered), 'Cleaning…', async () => {
+    const reply = await send<'cleanOrphans'>({
+      type: 'cleanOrphans',
+      ...(runId ? { runId } : {}),
+      ...(includeUnregistered ? { includeUnregistered } : {}),
+    });
     if (!reply.ok) return pushFailure('clean', 'Orphan cleanup failed', reply.error, runId ?? null);
     const { kills } = reply.result;
     const failed = kills.filter((kill) => kill.result === 'kill_failed' || kill.result === 'refused');
@@ -126,6 +136,8 @@ export interface StartRunForm {
   cwd: string;
   timeoutSeconds: number;
   leaseName: string;
+  /** Runaway limits, already checked against the protocol's bounds by the form. */
+  limits?: RunLimitsInput;
 }
 
 export async function startRun(form: StartRunForm): Promise<boolean> {
@@ -137,6 +149,7 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
       timeoutSeconds: form.timeoutSeconds,
       ...(form.cwd ? { cwd: form.cwd } : {}),
       ...(form.leaseName ? { leaseName: form.leaseName } : {}),
+      ...(form.limits === undefined ? {} : { limits: form.limits }),
     });
     if (!reply.ok) {
       pushFailure('start', `Could not start ${form.command}`, reply.error);
@@ -144,11 +157,16 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
     }
     store.getState().setView('runs');
     store.getState().selectRun(reply.result.runId, reply.result.leaseId);
+    // The host answers for the start itself: a program that could not be launched is no success.
+    const failed = reply.result.launchError ?? null;
     store.getState().pushOutcome({
       kind: 'start',
-      ok: true,
-      title: `Started ${form.command} as ${reply.result.runId}`,
-      message: null,
+      ok: failed === null,
+      title:
+        failed === null
+          ? `Started ${form.command} as ${reply.result.runId}`
+          : `Could not start ${form.command} (${reply.result.runId})`,
+      message: failed,
       classification: null,
       reports: [],
       runId: reply.result.runId,

@@ -3,6 +3,7 @@ import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
 import { CleanConfirm } from './clean-confirm';
+import { ConfirmAction } from './confirm-action';
 import { HistoryView } from './history-view';
 import { KillConfirm } from './kill-confirm';
 import { LeaseView } from './lease-view';
@@ -51,6 +52,7 @@ export function App() {
       </div>
       <KillConfirm />
       <CleanConfirm />
+      <ConfirmAction />
       <StartRunDialog />
     </div>
   );

@@ -41,6 +41,10 @@ const CLASSIFICATION_TONE: Record<Classification, string> = {
   usage_limit: 'warn',
   auth_failure: 'warn',
   cancelled: 'muted',
+  memory_limit: 'warn',
+  process_limit: 'warn',
+  cpu_limit: 'warn',
+  stalled: 'warn',
 };
 
 export function ClassificationBadge({ classification }: { classification: string }) {

@@ -13,7 +13,10 @@ export function CleanConfirm() {
   const askClean = useAppStore((state) => state.askClean);
   const orphans = useAppStore(
     useShallow((state) =>
-      (state.snapshot?.orphans ?? []).filter((orphan) => !request?.runId || orphan.runId === request.runId),
+      // The default clean-up ends only leaks of runs on record; unregistered trees have their own action.
+      (state.snapshot?.orphans ?? []).filter(
+        (orphan) => orphan.kind !== 'unregistered' && (!request?.runId || orphan.runId === request.runId),
+      ),
     ),
   );
   const confirm = () => {

@@ -13,6 +13,16 @@ export function Countdown({
 }) {
   const nowMs = useNow();
   if (run.phase === 'ended') return null;
+  if (run.deadlineAtMs === null)
+    return (
+      <span
+        className="countdown countdown-unknown"
+        title="No record of this run says its timeout (it was started by an older version)"
+        data-testid="countdown"
+      >
+        <span className="countdown-text">timeout unknown</span>
+      </span>
+    );
   const totalMs = Math.max(1, run.deadlineAtMs - run.startedAtMs);
   const leftMs = run.deadlineAtMs - nowMs;
   const fraction = Math.min(1, Math.max(0, leftMs / totalMs));

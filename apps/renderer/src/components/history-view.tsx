@@ -99,7 +99,7 @@ export function HistoryView() {
               <td className="num nowrap">
                 {entry.endedAtMs === null ? '—' : formatDuration(entry.endedAtMs - entry.startedAtMs)}
               </td>
-              <td className="nowrap">
+              <td className="nowrap" title={entry.endReason ?? undefined}>
                 {entry.classification ? (
                   <ClassificationBadge classification={entry.classification} />
                 ) : (

@@ -9,6 +9,17 @@ import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
 import { CopyButton, RunId } from './run-id';
 
+/** The last kill of this run when it did not do what was asked: refused, or something survived. */
+function killProblemOf(run: RunView): string | null {
+  const kill = run.lastKill;
+  if (kill === null) return null;
+  if (kill.result === 'refused')
+    return `Kill refused: ${(kill.error ?? 'the identity changed; nothing was signalled').replace(/^refused:\s*/, '')}`;
+  if (kill.result === 'kill_failed')
+    return `Kill failed: ${kill.error ?? `${kill.survivors.length} process(es) survived`}`;
+  return null;
+}
+
 function RunCardView({ run }: { run: RunView }) {
   const selected = useAppStore((state) => state.selectedRunId === run.id);
   const selectRun = useAppStore((state) => state.selectRun);
@@ -17,7 +28,16 @@ function RunCardView({ run }: { run: RunView }) {
   const retrying = useAppStore((state) => `retry:${run.id}` in state.pending);
   const rootNode = run.root ? run.processes.find((node) => node.pid === run.root?.pid) : undefined;
   const canKill = run.root !== null && run.phase !== 'ended';
+  const killRefusal =
+    run.root === null
+      ? 'Its root process is not known yet'
+      : run.phase === 'ended'
+        ? 'The run has ended: nothing of its own to kill'
+        : null;
   const commandLine = [run.command, ...run.args].join(' ');
+  // A cancel is what someone asked for: said plainly, not as a failure.
+  const failed = run.phase === 'ended' && run.classification !== 'ok' && run.classification !== 'cancelled';
+  const killProblem = killProblemOf(run);
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
       <header className="run-head">
@@ -28,7 +48,7 @@ function RunCardView({ run }: { run: RunView }) {
             onClick={() => selectRun(run.id)}
             title={`${run.id}: show details`}
           >
-            <span className={`dot dot-phase-${run.phase}`} />
+            <span className={`dot ${run.unsupervised ? 'dot-dead' : `dot-phase-${run.phase}`}`} />
             <RunId id={run.id} />
           </button>
           <CopyButton text={run.id} what="run id" />
@@ -39,6 +59,13 @@ function RunCardView({ run }: { run: RunView }) {
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
             <ClassificationBadge classification={run.classification} />
+          ) : run.unsupervised ? (
+            <span
+              className="badge badge-bad"
+              title="Its lease holder and guardian are both dead: nothing enforces its timeout or ends its tree"
+            >
+              unsupervised
+            </span>
           ) : (
             <PhaseBadge phase={run.phase} />
           )}
@@ -47,12 +74,12 @@ function RunCardView({ run }: { run: RunView }) {
               type="button"
               className="badge badge-bad badge-button"
               onClick={() => askClean({ runId: run.id })}
-              title="Processes of this run still alive after it ended: click to end them"
+              title="Processes of this run still alive after it ended or lost its supervisors: click to end them (asks first)"
             >
               {run.leakedCount} leaked · clean
             </button>
           ) : null}
-          <Countdown run={run} />
+          {run.unsupervised ? null : <Countdown run={run} />}
           <span className="run-count">
             {run.processes.length} process{run.processes.length === 1 ? '' : 'es'}
           </span>
@@ -62,13 +89,7 @@ function RunCardView({ run }: { run: RunView }) {
             type="button"
             className="btn btn-sm btn-danger"
             disabled={!canKill}
-            title={
-              canKill
-                ? "End this run's whole tree (asks first)"
-                : run.phase === 'ended'
-                  ? 'The run has ended: nothing of its own to kill'
-                  : 'Its root process is not known yet'
-            }
+            title={killRefusal ?? 'End this run’s whole tree (asks first)'}
             onClick={() => {
               if (run.root)
                 askKill({
@@ -85,14 +106,24 @@ function RunCardView({ run }: { run: RunView }) {
           <button
             type="button"
             className="btn btn-sm"
-            disabled={run.phase !== 'ended' || retrying}
-            title={run.phase === 'ended' ? 'Start the same command again' : 'Retry is offered once the run has ended'}
+            disabled={!run.retry.available || retrying}
+            title={run.retry.reason ?? 'Start the same command line again (same cwd, without its environment)'}
             onClick={() => retryRun(run.id)}
           >
             {retrying ? 'Retrying…' : 'Retry'}
           </button>
         </div>
       </header>
+      {killProblem ? (
+        <div className="run-reason run-reason-bad" data-testid="run-kill-problem">
+          {killProblem}
+        </div>
+      ) : null}
+      {run.endReason ? (
+        <div className={`run-reason${failed ? ' run-reason-bad' : ''}`} data-testid="run-end-reason">
+          {run.endReason}
+        </div>
+      ) : null}
       {run.phase === 'ended' && run.processes.length === 0 ? (
         <div className="tree-empty">
           Ended{run.exitCode !== null ? ` with exit code ${run.exitCode}` : ''}

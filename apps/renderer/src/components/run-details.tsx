@@ -2,6 +2,7 @@
 import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
 import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
+import { formatLimits, formatTrip } from '../model/limits';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
@@ -114,9 +115,10 @@ export function RunDetails() {
         <Field label="Env cookie">
           <code className="wrap">{run.cookie}</code>
         </Field>
-        <Field label="Timeout">{run.timeoutSeconds} s</Field>
+        <Field label="Timeout">{run.timeoutSeconds === null ? 'unknown' : `${run.timeoutSeconds} s`}</Field>
+        {run.limits ? <Field label="Limits">{formatLimits(run.limits)}</Field> : null}
         <Field label="Started">{formatClock(run.startedAtMs)}</Field>
-        <Field label="Deadline">{formatClock(run.deadlineAtMs)}</Field>
+        <Field label="Deadline">{run.deadlineAtMs === null ? 'unknown' : formatClock(run.deadlineAtMs)}</Field>
         {run.endedAtMs !== null ? (
           <Field label="Ended">
             {formatClock(run.endedAtMs)} after {formatDuration(run.endedAtMs - run.startedAtMs)}
@@ -133,6 +135,19 @@ export function RunDetails() {
             {run.exitCode !== null ? ` · exit ${run.exitCode}` : ''}
             {run.signal ? ` · ${run.signal}` : ''}
             {run.leakedCount > 0 ? ` · ${run.leakedCount} leaked` : ''}
+            {run.limitTrip ? ` · ${formatTrip(run.limitTrip)}` : ''}
+          </Field>
+        ) : null}
+        {run.unsupervised ? (
+          <Field label="Supervision">
+            <span className="hot">lost: its lease holder and guardian are both dead</span>
+          </Field>
+        ) : null}
+        {run.endReason ? (
+          <Field label="Why">
+            <span className="end-reason" data-testid="details-end-reason">
+              {run.endReason}
+            </span>
           </Field>
         ) : null}
       </dl>

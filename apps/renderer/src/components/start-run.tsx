@@ -1,14 +1,52 @@
-/** "New run": command, arguments (one per line, never shell-parsed), cwd, timeout and lease. */
+/**
+ * "New run": a command line split as a shell splits words (quotes, backslashes; no expansion,
+ * no operators), extra arguments one per line, cwd, timeout, lease and optional limits. The form
+ * shows how the line was split before anything starts.
+ */
 import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '@treewarden/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { startRun } from '../actions/actions';
+import { splitCommandLine } from '../model/split-command';
 import { useAppStore } from '../store/store';
+import { LimitFields, type LimitTexts, NO_LIMITS, readLimits } from './limit-fields';
 import { syncDialog } from './sync-dialog';
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export function parseArgs(text: string): string[] {
   return text.split('\n').filter((line) => line.length > 0);
+}
+
+/** The program and its arguments from the command line plus the extra-arguments field, or what is wrong. */
+export function buildArgv(commandLine: string, extraArgs: string): { argv: string[] } | { error: string } {
+  const split = splitCommandLine(commandLine);
+  if (!split.ok) return { error: `Command line: ${split.error}.` };
+  const argv = [...split.argv, ...parseArgs(extraArgs)];
+  if (split.argv.length === 0) return { error: 'Enter the program to run, e.g. node worker.mjs or /usr/bin/make.' };
+  return { argv };
+}
+
+/** How the command line will be split, word by word, so a surprise shows before the start. */
+function ArgvPreview({ commandLine, extraArgs }: { commandLine: string; extraArgs: string }) {
+  if (commandLine.trim() === '') return null;
+  const built = buildArgv(commandLine, extraArgs);
+  if ('error' in built)
+    return (
+      <div className="muted" data-testid="argv-preview">
+        {built.error}
+      </div>
+    );
+  return (
+    <output className="argv-preview" data-testid="argv-preview" aria-label="How the command line is split">
+      <span className="muted">Runs </span>
+      {built.argv.map((word, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: words repeat; their position is their identity
+        <code key={index} className="argv-word" title={index === 0 ? 'program' : `argument ${index}`}>
+          {word}
+        </code>
+      ))}
+    </output>
+  );
 }
 
 export function validateTimeout(value: string): string | null {
@@ -51,6 +89,7 @@ export function StartRunDialog() {
   const [cwd, setCwd] = useState('');
   const [timeout, setTimeoutText] = useState(String(DEFAULT_TIMEOUT_SECONDS));
   const [leaseName, setLeaseName] = useState('');
+  const [limitTexts, setLimitTexts] = useState<LimitTexts>(NO_LIMITS);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -60,15 +99,20 @@ export function StartRunDialog() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const timeoutError = validateTimeout(timeout);
-    if (command.trim() === '') return setError('Enter the program to run, e.g. node or /usr/bin/make.');
+    const built = buildArgv(command, args);
+    if ('error' in built) return setError(built.error);
     if (timeoutError) return setError(timeoutError);
+    const { limits, error: limitError } = readLimits(limitTexts);
+    if (limitError !== undefined) return setError(limitError);
     setError(null);
+    const [program = '', ...programArgs] = built.argv;
     const started = await startRun({
-      command: command.trim(),
-      args: parseArgs(args),
+      command: program,
+      args: programArgs,
       cwd: cwd.trim(),
       timeoutSeconds: Number(timeout),
       leaseName: leaseName.trim(),
+      ...(limits === undefined ? {} : { limits }),
     });
     if (started) setOpen(false);
   };
@@ -84,15 +128,22 @@ export function StartRunDialog() {
       {open ? (
         <form className="dialog-body" onSubmit={submit}>
           <h3>Start a run</h3>
-          <TextField label="Command" name="command" value={command} onChange={setCommand} placeholder="node" />
+          <TextField
+            label="Command line (split like a shell: quotes work; no pipes, no $VARS)"
+            name="command"
+            value={command}
+            onChange={setCommand}
+            placeholder="node worker.mjs --verbose"
+          />
+          <ArgvPreview commandLine={command} extraArgs={args} />
           <label className="field">
-            <span>Arguments, one per line (no shell)</span>
+            <span>More arguments, one per line, passed as they are</span>
             <textarea
               name="args"
               rows={3}
               value={args}
               onChange={(e) => setArgs(e.target.value)}
-              placeholder={'worker.mjs\n--verbose'}
+              placeholder={'--message\ntext with spaces'}
               spellCheck={false}
             />
           </label>
@@ -117,6 +168,7 @@ export function StartRunDialog() {
             </label>
             <TextField label="Lease" name="lease" value={leaseName} onChange={setLeaseName} placeholder="ui" />
           </div>
+          <LimitFields texts={limitTexts} onChange={setLimitTexts} />
           {error ? (
             <div className="form-error" role="alert">
               {error}

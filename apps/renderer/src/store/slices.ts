@@ -73,6 +73,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
   outcomes: [],
   confirmKill: null,
   confirmClean: null,
+  confirmAction: null,
   beginAction: (key, label) => set((state) => ({ pending: { ...state.pending, [key]: label } })),
   endAction: (key) =>
     set((state) => {
@@ -97,6 +98,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
     }),
   askKill: (confirmKill) => set({ confirmKill }),
   askClean: (confirmClean) => set({ confirmClean }),
+  askConfirm: (confirmAction) => set({ confirmAction }),
 });
 
 function readStoredTheme(): ThemePref {

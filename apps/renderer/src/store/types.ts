@@ -62,12 +62,22 @@ export interface CleanRequest {
   runId: string | null;
 }
 
+/** A destructive action other than a single kill, waiting for the user's yes: it says what it will end. */
+export interface ConfirmRequest {
+  title: string;
+  /** What will end, one line each, shown before the user decides. */
+  lines: string[];
+  confirmLabel: string;
+  onConfirm(): void;
+}
+
 export interface ActionsSlice {
   /** Keys of actions in flight (e.g. `kill:1234:567`), so buttons can show progress. */
   pending: Record<string, string>;
   outcomes: Outcome[];
   confirmKill: KillRequest | null;
   confirmClean: CleanRequest | null;
+  confirmAction: ConfirmRequest | null;
   beginAction(key: string, label: string): void;
   endAction(key: string): void;
   pushOutcome(outcome: Omit<Outcome, 'id' | 'atMs'>): void;
@@ -76,6 +86,7 @@ export interface ActionsSlice {
   restoreOutcomes(outcomes: Array<Omit<Outcome, 'id'>>): void;
   askKill(request: KillRequest | null): void;
   askClean(request: CleanRequest | null): void;
+  askConfirm(request: ConfirmRequest | null): void;
 }
 
 export type ThemePref = 'system' | 'light' | 'dark';

@@ -24,7 +24,8 @@ export function routeEvent(store: AppStore, event: HostEvent): void {
         kind: 'runEnded',
         ok: event.classification === 'ok',
         title: `Run ${event.runId} ended`,
-        message: event.exitCode === null ? null : `exit code ${event.exitCode}`,
+        // The engine's own words when it failed (e.g. "missing binary: … not found"), else the exit code.
+        message: event.error ?? (event.exitCode === null ? null : `exit code ${event.exitCode}`),
         classification: event.classification,
         reports: [],
         runId: event.runId,

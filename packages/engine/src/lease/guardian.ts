@@ -12,6 +12,7 @@ import type { LedgerActor } from '../ledger/records.js';
 import type { KillTreeFn } from '../orphans/end-members.js';
 import type { CookieReader } from '../orphans/membership.js';
 import type { Run, RunSpec } from '../run/types.js';
+import { normalizeTimeout } from '../run/validate.js';
 import { createRunDir, type StatePaths } from '../state/state-dir.js';
 import { isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
 import type { Containment } from './containment.js';
@@ -95,6 +96,8 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
     }
     let runDir: string;
     let run: Run;
+    // Taken before the supervisor starts its own clock, so the recorded deadline is never late.
+    const startedAtMs = Date.now();
     try {
       runDir = createRunDir(deps.paths, runId);
       run = deps.startRun({ ...requested, runId, leaseId: lease.id, cwd: requested.cwd ?? runDir });
@@ -102,8 +105,7 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
       deps.send({ t: 'failed', runId, error: error instanceof Error ? error.message : String(error) });
       return;
     }
-    const startedAt = new Date().toISOString();
-    const hosted: HostedRun = { run, info: runInfo(runId, runDir, requested, run.identity, startedAt) };
+    const hosted: HostedRun = { run, info: runInfo(runId, runDir, requested, run.identity, startedAtMs) };
     runs.set(runId, hosted);
     if (run.identity !== null) deps.containment.adopt(run.identity.pid);
     run.subscribe((event) => {
@@ -113,7 +115,14 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
     });
     saveLease();
     guard(() =>
-      recordRunStart(deps.paths.ledgerFile, run, { ...requested, cwd: requested.cwd ?? runDir }, actor, runDir),
+      recordRunStart(
+        deps.paths.ledgerFile,
+        run,
+        { ...requested, cwd: requested.cwd ?? runDir },
+        actor,
+        runDir,
+        startedAtMs,
+      ),
     );
     deps.send({
       t: 'started',
@@ -188,14 +197,18 @@ function runInfo(
   runDir: string,
   spec: RunSpec,
   identity: ProcessIdentity | null,
-  startedAt: string,
+  startedAtMs: number,
 ): LeaseRunInfo {
+  // The spec was validated by the supervisor already (it threw otherwise): this cannot throw.
+  const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   return {
     runId,
     runDir,
     command: [spec.command, ...(spec.args ?? [])].join(' ').slice(0, 500),
     pid: identity?.pid ?? null,
     startTime: identity?.startTime ?? null,
-    startedAt,
+    startedAt: new Date(startedAtMs).toISOString(),
+    timeoutSeconds,
+    deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
   };
 }

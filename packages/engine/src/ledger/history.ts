@@ -20,6 +20,11 @@ export interface RunHistoryEntry {
   /** Identities that outlived every kill attempt, as recorded. */
   readonly survivors: number;
   readonly error: string | null;
+  /** Null for records written before timeouts were kept: unknown, never guessed. */
+  readonly timeoutSeconds: number | null;
+  readonly deadlineAt: string | null;
+  /** Why the run counts as ended when its supervisor died before recording the end. */
+  readonly endedWithoutSupervisor: string | null;
 }
 
 interface Pair {
@@ -40,7 +45,8 @@ export function summarizeRuns(records: readonly LedgerRecord[]): RunHistoryEntry
   };
   for (const record of records) {
     if (record.kind === 'run_start') pairOf(record.runId).start = record;
-    else if (record.kind === 'run_end') pairOf(record.runId).end = record;
+    // The first end on record wins: a late duplicate (two recorders racing) changes nothing.
+    else if (record.kind === 'run_end') pairOf(record.runId).end ??= record;
     else if (record.kind === 'kill' && record.runId !== undefined) pairOf(record.runId).killAttempts += record.attempts;
   }
   return [...byRun.entries()].map(([runId, pair]) => toEntry(runId, pair)).sort(byStart);
@@ -63,6 +69,9 @@ function toEntry(runId: string, { start, end, killAttempts }: Pair): RunHistoryE
     killAttempts: Math.max(killAttempts, end?.killAttempts ?? 0),
     survivors: end?.survivors.length ?? 0,
     error: end?.error ?? null,
+    timeoutSeconds: start?.timeoutSeconds ?? null,
+    deadlineAt: start?.deadlineAt ?? null,
+    endedWithoutSupervisor: end?.endedWithoutSupervisor ?? null,
   };
 }
 

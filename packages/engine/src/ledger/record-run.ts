@@ -4,7 +4,9 @@
  * `recordRun` lets any other host of `startRun` (the CLI without a lease, the desktop app) keep
  * the same history with one call.
  */
+import { hasLimits } from '../run/limits.js';
 import type { Run, RunOutcome, RunSpec } from '../run/types.js';
+import { normalizeTimeout } from '../run/validate.js';
 import { resolveStateDir, statePaths } from '../state/state-dir.js';
 import { appendLedgerRecord, defaultActor } from './append.js';
 import { killRecordOf } from './kill-record.js';
@@ -16,7 +18,9 @@ export function recordRunStart(
   spec: RunSpec,
   actor: LedgerActor,
   runDir?: string,
+  startedAtMs: number = Date.now(),
 ): void {
+  const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   appendLedgerRecord(
     ledgerFile,
     {
@@ -29,6 +33,12 @@ export function recordRunStart(
       ...(runDir !== undefined ? { runDir } : {}),
       pid: run.identity?.pid ?? null,
       startTime: run.identity?.startTime ?? null,
+      timeoutSeconds,
+      deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
+      // Only the polling path is built (run/cgroup-probe.ts says why).
+      ...(spec.limits !== undefined && hasLimits(spec.limits)
+        ? { limits: spec.limits, limitEnforcement: 'polling' as const }
+        : {}),
     },
     actor,
   );
@@ -49,6 +59,8 @@ export function recordRunEnd(ledgerFile: string, outcome: RunOutcome, leaseId: s
       survivors: outcome.survivors,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...((outcome.kept?.length ?? 0) > 0 ? { kept: outcome.kept } : {}),
+      ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
+      ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
     },
     actor,
   );

@@ -4,6 +4,7 @@
  * without a newline, and the next writer's record is glued onto it.
  */
 import type { KillResult, SignalName } from '../kill/types.js';
+import type { LimitEnforcement, LimitTrip, RunLimits } from '../run/limits.js';
 import type { Classification } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
@@ -52,6 +53,12 @@ export interface RunStartRecord extends RecordBase {
   readonly runDir?: string;
   readonly pid: number | null;
   readonly startTime: string | null;
+  /** The run's effective timeout and deadline; absent in records written before they were kept. */
+  readonly timeoutSeconds?: number;
+  readonly deadlineAt?: string;
+  /** The run's limits, when it had any, and the path that enforces them. */
+  readonly limits?: RunLimits;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 export interface RunEndRecord extends RecordBase {
@@ -66,10 +73,18 @@ export interface RunEndRecord extends RecordBase {
   readonly survivors: readonly ProcessIdentity[];
   readonly error?: string;
   /**
+   * Set when the end was recorded by someone other than the run's supervisor (it died): why the
+   * run counts as ended, e.g. "leaked after its holder and guardian died; cleaned by app pid 42".
+   */
+  readonly endedWithoutSupervisor?: string;
+  /**
    * With keepDescendants: descendants deliberately left running when the root exited. They and
    * their descendants are no longer the lease's: no sweep ends them, no orphan scan reports them.
    */
   readonly kept?: readonly ProcessIdentity[];
+  /** The limit that ended the run: name (`max-memory`, …), configured value, observed value. */
+  readonly limit?: LimitTrip;
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 /**
@@ -117,19 +132,3 @@ export type LedgerEntry = LedgerRecord extends infer R
     ? Omit<R, 'v' | 'at' | 'by'> & { readonly by?: LedgerActor; readonly at?: string }
     : never
   : never;
-
-const KINDS: ReadonlySet<string> = new Set([
-  'lease_start',
-  'lease_end',
-  'run_start',
-  'run_end',
-  'kill',
-  'guardian_lost',
-]);
-
-/** Structural check of a parsed line; unknown kinds from newer writers are kept out, not fatal. */
-export function isLedgerRecord(value: unknown): value is LedgerRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return record.v === LEDGER_VERSION && typeof record.kind === 'string' && KINDS.has(record.kind);
-}

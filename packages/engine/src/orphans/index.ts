@@ -1,6 +1,12 @@
 export { type CleanedGroup, type CleanOptions, cleanOrphans, survivorsOf } from './clean-orphans.js';
 export { type EndReport, endMembers, type KillTreeFn } from './end-members.js';
-export { type FindOrphansOptions, findOrphans, type OrphanGroup, type OrphanScan } from './find-orphans.js';
+export {
+  type FindOrphansOptions,
+  findOrphans,
+  type OrphanGroup,
+  type OrphanScan,
+  type UnendedRun,
+} from './find-orphans.js';
 export {
   type CookieReader,
   type DeadSession,
@@ -10,3 +16,4 @@ export {
   type RunAnchor,
 } from './membership.js';
 export { buildRunIndex, type KnownRun, type RunIndex, UNRECORDED_RUN_DIR_MIN_AGE_MS } from './run-index.js';
+export { END_MARKER_FILE, type SettledRun, type SettleOptions, settleEndedRuns } from './settle-ended.js';

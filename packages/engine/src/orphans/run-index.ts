@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LeaseStatus } from '../lease/registry.js';
 import type { LedgerRecord } from '../ledger/records.js';
+import { createRunDirResolver, type RunDirResolver } from '../state/run-dir.js';
 import type { StatePaths } from '../state/state-dir.js';
 import type { ProcessIdentity } from '../table/types.js';
 import type { DeadSession } from './membership.js';
@@ -22,6 +23,9 @@ export interface KnownRun {
   readonly root: ProcessIdentity | null;
   /** Null while the run may still be supervised; otherwise why it is over. */
   readonly over: string | null;
+  /** The ledger holds the run's start / its end. */
+  readonly startRecorded: boolean;
+  readonly endRecorded: boolean;
 }
 
 export interface RunIndex {
@@ -43,6 +47,8 @@ interface Draft {
   root: ProcessIdentity | null;
   ended: string | null;
   recorderAlive: boolean;
+  started: boolean;
+  endRecorded: boolean;
 }
 
 function leaseOverReason(status: LeaseStatus): string | null {
@@ -61,12 +67,22 @@ export function buildRunIndex(
   isAlive: (identity: ProcessIdentity) => boolean,
   now: number = Date.now(),
 ): RunIndex {
+  // A recorded run dir outside runs/ (or escaping it through a symlink) is no evidence at all.
+  const resolveRunDir = createRunDirResolver(paths);
   const drafts = new Map<string, Draft>();
   const kept: ProcessIdentity[] = [];
   const draftOf = (runId: string): Draft => {
     let draft = drafts.get(runId);
     if (draft === undefined) {
-      draft = { leaseId: null, runDir: null, root: null, ended: null, recorderAlive: false };
+      draft = {
+        leaseId: null,
+        runDir: null,
+        root: null,
+        ended: null,
+        recorderAlive: false,
+        started: false,
+        endRecorded: false,
+      };
       drafts.set(runId, draft);
     }
     return draft;
@@ -74,14 +90,17 @@ export function buildRunIndex(
   for (const record of records) {
     if (record.kind === 'run_start') {
       const draft = draftOf(record.runId);
+      draft.started = true;
       draft.leaseId = record.leaseId ?? draft.leaseId;
-      draft.runDir = record.runDir ?? draft.runDir;
+      draft.runDir = (record.runDir !== undefined ? resolveRunDir(record.runDir) : null) ?? draft.runDir;
       if (record.pid !== null && record.startTime !== null)
         draft.root = { pid: record.pid, startTime: record.startTime };
       draft.recorderAlive =
         record.by.startTime !== undefined && isAlive({ pid: record.by.pid, startTime: record.by.startTime });
     } else if (record.kind === 'run_end') {
-      draftOf(record.runId).ended = `run ended (${record.classification}) at ${record.at}`;
+      const draft = draftOf(record.runId);
+      draft.ended ??= `run ended (${record.classification}) at ${record.at}`;
+      draft.endRecorded = true;
       kept.push(...(record.kept ?? []));
     }
   }
@@ -108,24 +127,37 @@ export function buildRunIndex(
       kept.push(...(run.kept ?? []));
       const draft = draftOf(run.runId);
       draft.leaseId = status.lease.id;
-      draft.runDir ??= run.runDir;
+      draft.runDir ??= resolveRunDir(run.runDir);
       if (draft.root === null && run.pid !== null && run.startTime !== null)
         draft.root = { pid: run.pid, startTime: run.startTime };
     }
   }
-  addUnrecordedRunDirs(paths, drafts, now);
+  addUnrecordedRunDirs(paths, resolveRunDir, drafts, now);
   const runs = new Map<string, KnownRun>();
   for (const [runId, draft] of drafts) {
     const leaseOver = draft.leaseId !== null ? (deadLeases.get(draft.leaseId) ?? null) : null;
     const heldByLiveLease = draft.leaseId !== null && liveLeases.has(draft.leaseId);
     const orphaned = !heldByLiveLease && !draft.recorderAlive ? 'nobody alive supervises it any more' : null;
     const over = draft.ended ?? leaseOver ?? orphaned;
-    runs.set(runId, { runId, leaseId: draft.leaseId, runDir: draft.runDir, root: draft.root, over });
+    runs.set(runId, {
+      runId,
+      leaseId: draft.leaseId,
+      runDir: draft.runDir,
+      root: draft.root,
+      over,
+      startRecorded: draft.started,
+      endRecorded: draft.endRecorded,
+    });
   }
   return { runs, deadLeases, liveLeases, guardians, deadSessions, kept };
 }
 
-function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now: number): void {
+function addUnrecordedRunDirs(
+  paths: StatePaths,
+  resolveRunDir: RunDirResolver,
+  drafts: Map<string, Draft>,
+  now: number,
+): void {
   let names: string[];
   try {
     names = readdirSync(paths.runsDir);
@@ -133,7 +165,8 @@ function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now
     return;
   }
   for (const name of names) {
-    const runDir = join(paths.runsDir, name);
+    const runDir = resolveRunDir(join(paths.runsDir, name));
+    if (runDir === null) continue;
     const known = drafts.get(name);
     if (known !== undefined) {
       known.runDir ??= runDir;
@@ -146,6 +179,14 @@ function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now
       continue;
     }
     if (ageMs < UNRECORDED_RUN_DIR_MIN_AGE_MS) continue;
-    drafts.set(name, { leaseId: null, runDir, root: null, ended: 'run dir with no record', recorderAlive: false });
+    drafts.set(name, {
+      leaseId: null,
+      runDir,
+      root: null,
+      ended: 'run dir with no record',
+      recorderAlive: false,
+      started: false,
+      endRecorded: false,
+    });
   }
 }

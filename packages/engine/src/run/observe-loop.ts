@@ -2,14 +2,14 @@
  * Observes the run's owned tree every RUN_POLL_INTERVAL_MS, so descendants are remembered by
  * identity before their parents exit and they are reparented. Each tick is the owned-tree
  * refresh: only the owned pids and their descendants are read, so the cost follows the tree, not
- * the machine. Escapes that lost their parent between two ticks are still found by the run cookie
- * in the full observation the kill and the root-exit check make. One tick at a time: a slow read
- * delays the next tick instead of piling up.
+ * the machine. Escapes that lost their parent between two ticks are still found by the run cookie:
+ * the kill looks where orphans are reparented, the root-exit check reads the whole machine. One
+ * tick at a time: a slow read delays the next tick instead of piling up.
  */
 import type { TreeOwner } from '../kill/types.js';
 import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { createLinuxReader } from '../table/linux-reader.js';
-import { identityKey, type ProcessIdentity, type TableReader } from '../table/types.js';
+import { identityKey, type ProcessIdentity, type ProcessTable, type TableReader } from '../table/types.js';
 
 export const RUN_POLL_INTERVAL_MS = 250;
 
@@ -22,35 +22,55 @@ function canRefreshPartially(owner: TreeOwner): owner is RevalidatingTreeOwner {
   return typeof candidate.observeTable === 'function' && typeof candidate.ownedIdentities === 'function';
 }
 
-/** The cheapest observation this owner supports: an owned-tree read when it can take one, else a full observe. */
-export function ownedTreeRefresh(owner: TreeOwner, reader?: TableReader): () => Promise<void> {
+/**
+ * The cheapest observation this owner supports: an owned-tree read when it can take one, else a
+ * full observe. Resolves to the table it read (the limits are checked on it), or null when it
+ * read none or the owner read its own.
+ */
+export function ownedTreeRefresh(owner: TreeOwner, reader?: TableReader): () => Promise<ProcessTable | null> {
   const treeReader = reader ?? (process.platform === 'linux' ? createLinuxReader() : undefined);
-  if (treeReader === undefined || !canRefreshPartially(owner)) return () => owner.observe();
+  if (treeReader === undefined || !canRefreshPartially(owner)) {
+    return async () => {
+      await owner.observe();
+      return null;
+    };
+  }
   return async () => {
     // Every owned pid is a root of the read, so an owned pid missing from it really is gone.
     const table = await treeReader.readTrees(owner.ownedIdentities().map((member) => member.pid));
     if (table !== null) owner.observeTable(table);
+    return table;
   };
 }
 
+/**
+ * Called after each refresh with the table it read (null: none) and the owner's live members
+ * after it; the run checks its limits here.
+ */
+export type RefreshListener = (table: ProcessTable | null, members: readonly ProcessIdentity[]) => void;
+
 export function startObserveLoop(
   owner: TreeOwner,
-  refresh: () => Promise<void>,
+  refresh: () => Promise<ProcessTable | null>,
   intervalMs: number,
   onMembers: (members: readonly ProcessIdentity[]) => void,
+  onRefresh?: RefreshListener,
 ): ObserveLoop {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let lastKey = '';
 
   async function tick(): Promise<void> {
+    let table: ProcessTable | null = null;
     try {
-      await refresh();
+      table = await refresh();
     } catch {
       // A failed read ("no table") is retried on the next tick; the kill re-reads anyway.
     }
     if (stopped) return;
     const members = owner.members();
+    onRefresh?.(table, members);
+    if (stopped) return; // the listener may have ended the run
     const key = members.map(identityKey).join(',');
     if (key !== lastKey) {
       lastKey = key;

@@ -9,10 +9,18 @@ import type { KillTreeOptions, SignalOps, TreeOwner, TreeOwnerOptions } from '..
 import { createTreeOwner } from '../ownership/tree-owner.js';
 import { readStatFields } from '../table/linux-stat.js';
 import { createTableReader } from '../table/reader.js';
-import type { ProcessIdentity, TableReader } from '../table/types.js';
+import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import type { AdoptedRootExit } from './adopted-root.js';
 import { type CapturedOutput, captureOutput } from './capture-output.js';
 import { launchWorker } from './launch.js';
+import { createLimitChecker, describeTrip, type LimitChecker } from './limit-check.js';
+import {
+  hasLimits,
+  LIMIT_CLASSIFICATIONS,
+  type LimitClassification,
+  type LimitTrip,
+  type RunLimits,
+} from './limits.js';
 import { type ObserveLoop, ownedTreeRefresh, RUN_POLL_INTERVAL_MS, startObserveLoop } from './observe-loop.js';
 import { createRootProcess, type RootExit, type RootProcess, type RootStat } from './root-process.js';
 import { stopTree, type TreeStopResult } from './stop-tree.js';
@@ -38,6 +46,18 @@ interface EndFacts {
   readonly leftovers?: readonly ProcessIdentity[];
   readonly kept?: readonly ProcessIdentity[];
   readonly error?: string;
+  readonly limit?: LimitTrip;
+}
+
+type StopReason = 'timeout' | 'cancelled' | LimitClassification;
+
+/**
+ * An adopted run's output pipes went with the guardian that launched it: no output can be seen,
+ * so an idle timeout would only ever be a false positive. The other limits still hold.
+ */
+function enforceableAfterAdoption(limits: RunLimits): RunLimits {
+  const { idleTimeoutSeconds: _unseen, ...rest } = limits;
+  return rest;
 }
 
 function scheduleWithTimer(fire: () => void, ms: number): () => void {
@@ -96,6 +116,8 @@ class RunSupervisor implements Run {
   private cancelTimeout: () => void = () => {};
   private readonly killOptions: KillTreeOptions;
   private readonly reader: TableReader | undefined;
+  /** Null when the run has no limits: the refresh then checks nothing. */
+  private readonly limits: LimitChecker | null;
 
   constructor(
     private readonly spec: RunSpec,
@@ -114,6 +136,8 @@ class RunSupervisor implements Run {
       ...(this.reader === undefined ? {} : { reader: this.reader }),
       ...(deps.signals === undefined ? {} : { signals: deps.signals }),
     };
+    const limits = adopted === undefined ? validated.limits : enforceableAfterAdoption(validated.limits);
+    this.limits = hasLimits(limits) ? createLimitChecker(limits, this.now) : null;
     this.outcome = new Promise((resolve) => {
       this.resolveOutcome = resolve;
     });
@@ -168,6 +192,7 @@ class RunSupervisor implements Run {
       this.output = captureOutput(child, {
         ...(this.spec.output === 'tee' ? { forward: { stdout: process.stdout, stderr: process.stderr } } : {}),
         onText: (stream, text) => {
+          this.limits?.noteOutput();
           if (this.listeners.size > 0) this.emit({ type: 'output', stream, text });
         },
       });
@@ -203,7 +228,13 @@ class RunSupervisor implements Run {
     });
     const refresh = ownedTreeRefresh(this.owner, this.reader);
     const interval = this.deps.pollIntervalMs ?? RUN_POLL_INTERVAL_MS;
-    this.loop = startObserveLoop(this.owner, refresh, interval, (members) => this.emit({ type: 'members', members }));
+    this.loop = startObserveLoop(
+      this.owner,
+      refresh,
+      interval,
+      (members) => this.emit({ type: 'members', members }),
+      (table, members) => this.checkLimits(table, members),
+    );
     this.emitSoon({ type: 'spawned', identity });
   }
 
@@ -231,7 +262,17 @@ class RunSupervisor implements Run {
     void this.stopAndFinish('timeout', undefined);
   }
 
-  private async stopAndFinish(reason: 'timeout' | 'cancelled', detail: string | undefined): Promise<void> {
+  /** After each refresh: a limit over its value ends the tree, exactly as the timeout does. */
+  private checkLimits(table: ProcessTable | null, members: readonly ProcessIdentity[]): void {
+    if (this.limits === null || this.phase !== 'running' || this.root === null) return;
+    const trip = this.limits.check(table, members);
+    if (trip === null) return;
+    // As for the timeout: a root whose exit status is already there ended on its own.
+    if (this.root.hasExitStatus()) return;
+    void this.stopAndFinish(LIMIT_CLASSIFICATIONS[trip.name], describeTrip(trip), trip);
+  }
+
+  private async stopAndFinish(reason: StopReason, detail: string | undefined, limit?: LimitTrip): Promise<void> {
     this.setPhase('stopping');
     this.cancelTimeout();
     this.loop?.stop();
@@ -239,7 +280,12 @@ class RunSupervisor implements Run {
     const stop = await stopTree(this.owner, root, this.killOptions);
     const classification = stop.survivors.length > 0 ? 'kill_failed' : reason;
     const error = stop.survivors.length > 0 ? (stop.error ?? 'the tree outlived every kill attempt') : detail;
-    await this.finish({ classification, stop, ...(error === undefined ? {} : { error }) });
+    await this.finish({
+      classification,
+      stop,
+      ...(error === undefined ? {} : { error }),
+      ...(limit === undefined ? {} : { limit }),
+    });
   }
 
   private async onRootExit(exit: RootExit): Promise<void> {
@@ -306,6 +352,8 @@ class RunSupervisor implements Run {
       ...(facts.error === undefined ? {} : { error: facts.error }),
       ...(facts.stop?.kill === undefined ? {} : { kill: facts.stop.kill }),
       ...(facts.kept === undefined ? {} : { kept: facts.kept }),
+      ...(facts.limit === undefined ? {} : { limit: facts.limit }),
+      ...(this.limits === null ? {} : { limitEnforcement: 'polling' as const }),
     };
     this.setPhase('ended');
     this.resolveOutcome(outcome);

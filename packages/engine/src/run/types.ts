@@ -1,6 +1,7 @@
 /** The contract of one supervised run. Implemented in run/ by the run supervisor. */
 import type { KillOutcome } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
+import type { LimitEnforcement, LimitTrip, RunLimits } from './limits.js';
 
 export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 5400;
@@ -20,6 +21,10 @@ export const CLASSIFICATIONS = [
   'usage_limit',
   'auth_failure',
   'cancelled',
+  'memory_limit',
+  'process_limit',
+  'cpu_limit',
+  'stalled',
 ] as const;
 export type Classification = (typeof CLASSIFICATIONS)[number];
 
@@ -44,6 +49,14 @@ export interface RunSpec {
    * caller's and tails are kept, so stderr can still be classified. Default `capture`.
    */
   readonly output?: 'inherit' | 'capture' | 'tee';
+  /** Runaway limits checked on every owned-tree refresh; each one that trips ends the tree. */
+  readonly limits?: RunLimits;
+  /**
+   * Ask for enforcement in the run's own cgroup v2 (memory.max, pids.max, cgroup.kill). Refused
+   * before launch where no delegated cgroup v2 subtree is writable, and (for now) everywhere: only
+   * the polling path is built (see cgroup-probe.ts).
+   */
+  readonly cgroup?: boolean;
 }
 
 export interface RunOutcome {
@@ -63,6 +76,10 @@ export interface RunOutcome {
   readonly kill?: KillOutcome;
   /** With keepDescendants: descendants still alive when the root exited, deliberately left running. */
   readonly kept?: readonly ProcessIdentity[];
+  /** The limit that ended the run (classification memory_limit, process_limit, cpu_limit, stalled, or kill_failed). */
+  readonly limit?: LimitTrip;
+  /** Present when the run had limits: which path enforced them. */
+  readonly limitEnforcement?: LimitEnforcement;
 }
 
 export type RunEvent =

@@ -2,15 +2,16 @@
  * Checks a RunSpec before anything is launched. A refused spec throws a RunSpecError whose
  * message names the bound and the value, so the caller knows how to fix the call.
  */
+import { refuseCgroup } from './cgroup-probe.js';
+import { hasLimits, normalizeLimits, type RunLimits } from './limits.js';
+import { RunSpecError } from './spec-error.js';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, type RunSpec } from './types.js';
 
 /** Grace between SIGTERM and SIGKILL; a longer grace would hold a timed-out tree alive too long. */
 export const MIN_GRACE_SECONDS = 0;
 export const MAX_GRACE_SECONDS = 600;
 
-export class RunSpecError extends Error {
-  override readonly name = 'RunSpecError';
-}
+export { RunSpecError };
 
 interface Bounds {
   readonly min: number;
@@ -66,6 +67,8 @@ export interface ValidatedSpec {
   readonly timeoutMs: number;
   /** Undefined: the tree kill's own default. */
   readonly graceMs: number | undefined;
+  /** Each within its bounds; empty when the run has none. */
+  readonly limits: RunLimits;
 }
 
 /** Throws RunSpecError for anything that must not reach spawn. */
@@ -75,8 +78,11 @@ export function validateRunSpec(spec: RunSpec): ValidatedSpec {
   }
   const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   const graceSeconds = normalizeGrace(spec.graceSeconds);
+  const limits = normalizeLimits(spec.limits, spec.output !== 'inherit');
+  if (spec.cgroup === true) refuseCgroup(hasLimits(limits));
   return {
     timeoutMs: Math.round(timeoutSeconds * 1000),
     graceMs: graceSeconds === undefined ? undefined : Math.round(graceSeconds * 1000),
+    limits,
   };
 }

@@ -5,6 +5,7 @@
 
 import { doubleForkDaemon, grandchildHeartbeat, nohupDisown, setsidEscape } from './definitions/escapes.js';
 import { harnessSigkill } from './definitions/harness.js';
+import { cpuSpin, forkBomb, memoryBalloon, silentHang } from './definitions/limits.js';
 import { agentAuthFailure, agentCancelled, agentUsageLimit, invalidUtf8, outputFlood } from './definitions/output.js';
 import { pidReuse } from './definitions/pid-reuse.js';
 import { exitAtTimeout, forkLoop, ignoreSigterm, trapTermInt, zombieParent } from './definitions/signals.js';
@@ -27,6 +28,10 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentUsageLimit,
   agentAuthFailure,
   agentCancelled,
+  memoryBalloon,
+  forkBomb,
+  cpuSpin,
+  silentHang,
 ];
 
 /** Structurally the protocol's `ScenarioInfo` (packages/protocol/src/model.ts), plus bounds. */

@@ -18,6 +18,7 @@ export function planToSpec(session: Session, plan: WorkerPlan): RunSpec {
     ...(plan.graceSeconds === undefined ? {} : { graceSeconds: plan.graceSeconds }),
     runId: session.sandbox.runId,
     output: plan.output ?? 'capture',
+    ...(plan.limits === undefined ? {} : { limits: plan.limits }),
   };
 }
 

@@ -5,6 +5,7 @@
  * outcome to expect, and the hard bounds the scenario must stay within.
  */
 import type { KillTimelineEntry } from '../kill/types.js';
+import type { RunLimits } from '../run/limits.js';
 import type { Classification, Run, RunSpec } from '../run/types.js';
 
 export interface ScenarioExpectation {
@@ -61,6 +62,8 @@ export interface WorkerPlan {
   readonly graceSeconds?: number;
   readonly env?: Readonly<Record<string, string>>;
   readonly output?: RunSpec['output'];
+  /** Runaway limits under Treewarden; the naive tool has only the timeout. */
+  readonly limits?: RunLimits;
 }
 
 /** A fixture report (`{"role","pid","ppid",...}`), as fixtures write them. */

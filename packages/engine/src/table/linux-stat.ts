@@ -17,6 +17,8 @@ export interface StatFields {
   readonly pgid: number;
   readonly sid: number;
   readonly cpuTicks: number;
+  /** cutime + cstime (fields 16, 17): CPU of children this process waited for. */
+  readonly childCpuTicks: number;
   readonly startTicks: string;
   readonly rssPages: number;
   /** Field 9 (PF_* bits); PF_KTHREAD marks kernel threads, whose argv is always empty. */
@@ -41,6 +43,7 @@ export function parseProcStat(text: string): StatFields | null {
     sid: Number(rest[3]),
     flags: Number(rest[6]),
     cpuTicks: Number(rest[11]) + Number(rest[12]),
+    childCpuTicks: Number(rest[13]) + Number(rest[14]),
     numThreads: Number(rest[17]),
     startTicks: rest[19] ?? '0',
     rssPages: Number(rest[21]),

@@ -11,6 +11,7 @@ import { createGuardian, type GuardianDeps } from '../../src/lease/guardian.js';
 import type { GuardianMessage } from '../../src/lease/protocol.js';
 import { listLeases } from '../../src/lease/registry.js';
 import { readLedger } from '../../src/ledger/read.js';
+import { startRun } from '../../src/run/start-run.js';
 import type { Run, RunEvent, RunOutcome, RunSpec } from '../../src/run/types.js';
 import { ensureStateDir } from '../../src/state/state-dir.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../../src/table/types.js';
@@ -147,6 +148,20 @@ describe('guardian logic', () => {
     expect(sent.filter((m) => m.t === 'failed')).toEqual([
       { t: 'failed', runId: 'r-bad', error: 'timeout 0 is below MIN_TIMEOUT_SECONDS (1)' },
       { t: 'failed', runId: 'r-ok', error: 'run id r-ok is already in use' },
+    ]);
+  });
+
+  it('validates a start message again: bad limits from a holder that skipped its check are refused', () => {
+    const { guardian, sent } = setup((spec) => startRun(spec));
+    guardian.handle({ t: 'start', runId: 'r-limits', spec: { command: 'true', limits: { maxProcs: 0 } } });
+    guardian.handle({ t: 'start', runId: 'r-typo', spec: { command: 'true', limits: { maxMem: 1 } as never } });
+    expect(sent).toEqual([
+      { t: 'failed', runId: 'r-limits', error: 'max-procs 0 is below MIN_PROCS_LIMIT (1)' },
+      {
+        t: 'failed',
+        runId: 'r-typo',
+        error: 'unknown limit maxMem: the limits are maxMemoryBytes, maxProcs, maxCpuSeconds, idleTimeoutSeconds',
+      },
     ]);
   });
 

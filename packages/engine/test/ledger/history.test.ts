@@ -1,6 +1,11 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeRuns } from '../../src/ledger/history.js';
+import { readLedger } from '../../src/ledger/read.js';
+import { recordRunStart } from '../../src/ledger/record-run.js';
 import type { LedgerRecord } from '../../src/ledger/records.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../src/run/types.js';
+import { makeTempDir, removeTempDir } from '../helpers/index.js';
 
 const by = { role: 'guardian', pid: 10 } as const;
 const records: LedgerRecord[] = [
@@ -74,5 +79,31 @@ describe('run history', () => {
     });
     // No end recorded: still running, or its writer crashed.
     expect(b).toMatchObject({ runId: 'b', classification: null, endedAt: null, args: ['9'] });
+  });
+});
+
+describe('run timeouts and ends on record', () => {
+  it('records the effective timeout and deadline at the start; old records say unknown, never a guess', () => {
+    const dir = makeTempDir('tw-run-start-');
+    try {
+      const ledgerFile = join(dir, 'ledger.jsonl');
+      const startedAtMs = Date.parse('2026-01-01T00:00:00.000Z');
+      const run = { id: 'r120', leaseId: 'L', identity: null };
+      recordRunStart(ledgerFile, run, { command: 'node', timeoutSeconds: 120 }, by, undefined, startedAtMs);
+      recordRunStart(ledgerFile, { ...run, id: 'rdefault' }, { command: 'node' }, by, undefined, startedAtMs);
+      const [explicit, defaulted] = summarizeRuns(readLedger(ledgerFile).records);
+      expect(explicit).toMatchObject({ timeoutSeconds: 120, deadlineAt: '2026-01-01T00:02:00.000Z' });
+      expect(defaulted).toMatchObject({ timeoutSeconds: DEFAULT_TIMEOUT_SECONDS });
+      expect(summarizeRuns(records)[0]).toMatchObject({ timeoutSeconds: null, deadlineAt: null });
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
+  it('keeps the first end on record when a late duplicate follows', () => {
+    const end = records[3] as LedgerRecord;
+    const duplicate = { ...end, classification: 'cancelled', endedWithoutSupervisor: 'late' } as LedgerRecord;
+    const [a] = summarizeRuns([...records, duplicate]);
+    expect(a).toMatchObject({ classification: 'timeout', endedWithoutSupervisor: null });
   });
 });

@@ -56,7 +56,7 @@ describe('ledger', () => {
   });
 
   it('treats a missing ledger as empty', () => {
-    expect(readLedger(tempLedger())).toEqual({ records: [], torn: [] });
+    expect(readLedger(tempLedger())).toEqual({ records: [], torn: [], invalid: [] });
   });
 
   it('reports a torn last line, and recovers a record appended after it', () => {

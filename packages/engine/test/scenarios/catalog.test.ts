@@ -8,7 +8,13 @@ import {
   SCENARIOS,
   UnknownScenarioError,
 } from '../../src/scenarios/index.js';
-import { ESCAPE_SCENARIOS, OUTPUT_SCENARIOS, PRIVILEGED_SCENARIOS, SIGNAL_SCENARIOS } from './support.js';
+import {
+  ESCAPE_SCENARIOS,
+  LIMIT_SCENARIOS,
+  OUTPUT_SCENARIOS,
+  PRIVILEGED_SCENARIOS,
+  SIGNAL_SCENARIOS,
+} from './support.js';
 
 describe('scenario catalog', () => {
   it('has unique names and a full description for every scenario', () => {
@@ -25,7 +31,13 @@ describe('scenario catalog', () => {
   });
 
   it('every scenario is exercised by one of the scenario test files', () => {
-    const tested = [...ESCAPE_SCENARIOS, ...SIGNAL_SCENARIOS, ...OUTPUT_SCENARIOS, ...PRIVILEGED_SCENARIOS].sort();
+    const tested = [
+      ...ESCAPE_SCENARIOS,
+      ...SIGNAL_SCENARIOS,
+      ...OUTPUT_SCENARIOS,
+      ...LIMIT_SCENARIOS,
+      ...PRIVILEGED_SCENARIOS,
+    ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });
 

@@ -3,11 +3,12 @@
  * kill; the host only finds which run a target belongs to (so the run cookie is used) and refuses
  * a stale row up front with a message the user can act on.
  */
-import { isZombie, type ProcessIdentity, readProcEntry, sameIdentity } from '@treewarden/engine';
+import { type ProcessIdentity, readProcEntry, sameIdentity } from '@treewarden/engine';
 import type { CommandOf, CommandResult, KillReport } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
-import { toOrphanView } from '../poll/poller.js';
+import { scanLeaks } from '../poll/poller.js';
 import { type RunRecord, toKillReport } from '../run-record.js';
+import { collectLeaks } from '../snapshot/build-snapshot.js';
 import { CommandRefusedError } from './run-commands.js';
 
 function runOwning(context: HostContext, target: ProcessIdentity): RunRecord | undefined {
@@ -26,7 +27,7 @@ function runOwning(context: HostContext, target: ProcessIdentity): RunRecord | u
 function cookieFor(record: RunRecord | undefined, target: ProcessIdentity): string | undefined {
   if (record === undefined) return undefined;
   const isRoot = record.root !== null && sameIdentity(record.root, target);
-  return isRoot || record.phase === 'ended' ? record.cookie : undefined;
+  return isRoot || record.phase === 'ended' || record.unsupervised ? record.cookie : undefined;
 }
 
 /**
@@ -103,22 +104,21 @@ function topsOf(leaked: readonly LeakedProcess[]): ProcessIdentity[] {
   return leaked.filter((process) => !pids.has(process.ppid)).map((process) => process.identity);
 }
 
-/** Orphans from a fresh engine scan, plus live members of ended runs, each once. */
-async function collectLeaked(context: HostContext, runId: string | undefined): Promise<LeakedProcess[]> {
+/**
+ * What a clean-up ends: the leaks the snapshot shows (a fresh engine scan joined with the live
+ * members of ended or unsupervised runs), of one run or all. Unregistered trees — a run cookie
+ * this state dir never recorded — only on an explicit ask, as `treewarden orphans --clean --all`.
+ */
+async function collectLeaked(context: HostContext, command: CommandOf<'cleanOrphans'>): Promise<LeakedProcess[]> {
   // A fresh scan: the periodic one may be seconds old, and cleaning acts on what is true now.
-  context.orphans = (await context.port.findOrphans(context.reader)).map(toOrphanView);
-  const leaked = new Map<string, LeakedProcess>();
-  const add = (node: { pid: number; startTime: string; ppid: number }) =>
-    leaked.set(`${node.pid}:${node.startTime}`, {
-      identity: { pid: node.pid, startTime: node.startTime },
-      ppid: node.ppid,
-    });
-  for (const orphan of context.orphans) if (runId === undefined || orphan.runId === runId) add(orphan.process);
-  for (const record of context.runs.values()) {
-    if (record.phase !== 'ended' || (runId !== undefined && record.id !== runId)) continue;
-    for (const entry of record.membership.entries()) if (!isZombie(entry)) add(entry);
-  }
-  return [...leaked.values()];
+  await scanLeaks(context);
+  return collectLeaks(context.runs.values(), context.orphans)
+    .filter((orphan) => command.runId === undefined || orphan.runId === command.runId)
+    .filter((orphan) => orphan.kind === 'over' || command.includeUnregistered === true)
+    .map((orphan) => ({
+      identity: { pid: orphan.process.pid, startTime: orphan.process.startTime },
+      ppid: orphan.process.ppid,
+    }));
 }
 
 export async function cleanOrphans(
@@ -126,9 +126,12 @@ export async function cleanOrphans(
   command: CommandOf<'cleanOrphans'>,
 ): Promise<CommandResult<'cleanOrphans'>> {
   const kills: KillReport[] = [];
-  for (const target of topsOf(await collectLeaked(context, command.runId))) {
+  for (const target of topsOf(await collectLeaked(context, command))) {
     kills.push(await killOne(context, target, 'orphan_clean'));
   }
+  // Look again at once: the banner and the counts must not show what was just ended as alive.
+  if (kills.length > 0) await scanLeaks(context);
+  context.requestOrphanScan();
   return { kills };
 }
 

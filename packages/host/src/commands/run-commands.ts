@@ -3,11 +3,19 @@ import type { RunSpec } from '@treewarden/engine';
 import type { CommandOf, CommandResult } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { HostRun } from '../engine/port.js';
-import { endRun, type RunRecord, recordOwnRun, toKillReport } from '../run-record.js';
+import { endRun, type RunRecord, recordOwnRun, retryRefusal, toKillReport } from '../run-record.js';
 
 /** The lease UI-started runs go under unless the user names another. */
 export const APP_LEASE_NAME = 'treewarden-app';
 export const SCENARIO_LEASE_NAME = 'treewarden-scenarios';
+
+/**
+ * A run whose root has no identity once the guardian answered is failing to launch (the spawn
+ * error arrives a moment later): the reply waits this long for that verdict, so the user reads
+ * "missing binary" instead of "started".
+ */
+export const LAUNCH_VERDICT_WAIT_MS = 5000;
+const LAUNCH_FAILURES: ReadonlySet<string> = new Set(['missing_binary', 'launch_failure']);
 
 export class CommandRefusedError extends Error {
   override readonly name = 'CommandRefusedError';
@@ -22,7 +30,7 @@ function uniqueRecordId(context: HostContext, runId: string): string {
 
 /** Records a run this host started and follows it to its end. */
 export function trackRun(context: HostContext, handle: HostRun): RunRecord {
-  const record = recordOwnRun(handle, context.now(), uniqueRecordId(context, handle.runId));
+  const record = recordOwnRun(handle, uniqueRecordId(context, handle.runId));
   context.runs.set(record.id, record);
   void handle.outcome.then(
     (outcome) => {
@@ -32,6 +40,7 @@ export function trackRun(context: HostContext, handle: HostRun): RunRecord {
         runId: record.id,
         classification: outcome.classification,
         exitCode: outcome.exitCode,
+        error: outcome.error ?? null,
       });
       if (outcome.kill !== undefined)
         context.emit({ type: 'killOutcome', runId: record.id, report: toKillReport(outcome.kill) });
@@ -42,7 +51,7 @@ export function trackRun(context: HostContext, handle: HostRun): RunRecord {
       record.phase = 'ended';
       record.endedAtMs = context.now();
       record.classification = 'error';
-      record.stderrTail = `engine error: ${error instanceof Error ? error.message : String(error)}`;
+      record.endReason = `engine error: ${error instanceof Error ? error.message : String(error)}`;
       context.requestPoll();
     },
   );
@@ -57,8 +66,23 @@ export async function launchRun(
   leaseName: string,
 ): Promise<CommandResult<'startRun'>> {
   const lease = await context.leaseNamed(leaseName);
-  const record = trackRun(context, await lease.startRun(spec));
-  return { runId: record.id, leaseId: record.leaseId };
+  const handle = await lease.startRun(spec);
+  const record = trackRun(context, handle);
+  return { runId: record.id, leaseId: record.leaseId, launchError: await launchErrorOf(handle) };
+}
+
+/** The engine's message when the run could not start; null once it has a root (it started). */
+async function launchErrorOf(handle: HostRun): Promise<string | null> {
+  if (handle.root !== null) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const verdict = await Promise.race([
+    handle.outcome,
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), LAUNCH_VERDICT_WAIT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (verdict === null || !LAUNCH_FAILURES.has(verdict.classification)) return null;
+  return verdict.error ?? `the run ended ${verdict.classification} before it started`;
 }
 
 export function startRun(context: HostContext, command: CommandOf<'startRun'>): Promise<CommandResult<'startRun'>> {
@@ -68,20 +92,18 @@ export function startRun(context: HostContext, command: CommandOf<'startRun'>): 
     ...(command.cwd === undefined || command.cwd === '' ? {} : { cwd: command.cwd }),
     timeoutSeconds: command.timeoutSeconds,
     output: 'capture',
+    // Retry reuses record.spec, so the limits travel with it; bounds are the engine's again at start.
+    ...(command.limits === undefined ? {} : { limits: command.limits }),
   };
   return launchRun(context, spec, command.leaseName ?? APP_LEASE_NAME);
 }
 
 export function retryRun(context: HostContext, command: CommandOf<'retryRun'>): Promise<CommandResult<'retryRun'>> {
   const record = context.runs.get(command.runId);
-  if (record === undefined || record.handle === null) {
-    throw new CommandRefusedError(
-      `run ${command.runId} was not started by this app, so its full command line is unknown: start it again from "New run"`,
-    );
-  }
+  if (record === undefined) throw new CommandRefusedError(`no run ${command.runId} is shown here any more`);
+  if (record.retrySpec === null) throw new CommandRefusedError(retryRefusal(record) ?? 'Retry is not available');
   const lease = context.ownLease(record.leaseId);
-  const { runId: _previousId, ...spec } = record.spec;
-  return launchRun(context, spec, lease?.name ?? APP_LEASE_NAME);
+  return launchRun(context, { ...record.retrySpec, output: 'capture' }, lease?.name ?? APP_LEASE_NAME);
 }
 
 export async function runScenario(

@@ -10,15 +10,35 @@ import {
   readProcEntry,
   type SignalName,
 } from '@treewarden/engine';
-import { createLeaseFileCache, isIdentityAlive, type LeaseStatus, listLeases } from '@treewarden/engine/lease/index';
-import { appendLedgerRecord, readLedger, summarizeRuns } from '@treewarden/engine/ledger/index';
+import {
+  createLeaseFileCache,
+  isIdentityAlive,
+  type LeaseRegistryRead,
+  type LeaseStatus,
+  readLeaseRegistry,
+} from '@treewarden/engine/lease/index';
+import {
+  appendLedgerRecord,
+  defaultActor,
+  type LedgerActor,
+  readLedger,
+  summarizeRuns,
+} from '@treewarden/engine/ledger/index';
+import { settleEndedRuns } from '@treewarden/engine/orphans/index';
 import { capabilityWarnings, readNativeCapabilities } from '@treewarden/engine/runtime/capabilities';
 import { findScenario, isPaceable, listScenarios } from '@treewarden/engine/scenarios/index';
-import { ensureStateDir, resolveStateDir, type StatePaths } from '@treewarden/engine/state/index';
+import {
+  ensureStateDir,
+  isInsideDir,
+  isStateDirError,
+  resolveStateDir,
+  type StatePaths,
+} from '@treewarden/engine/state/index';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { openHostLease } from './lease-binding.js';
 import { recentActivity } from './ledger-activity.js';
-import type { EnginePort, ForeignLease, ForeignRun, KillRequest } from './port.js';
+import { createLedgerRuns, type LedgerRun, type LedgerRuns } from './ledger-runs.js';
+import type { EnginePort, ForeignLease, ForeignRun, KillRequest, RunEnd } from './port.js';
 
 /** Leases that ended longer ago than this are history (the ledger), not sidebar entries. */
 export const ENDED_LEASE_VISIBLE_MS = 10 * 60_000;
@@ -56,7 +76,59 @@ function createEntryMemo(): (pid: number) => ProcessEntry | null {
   };
 }
 
-function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => ProcessEntry | null): ForeignLease {
+type LeaseRunInfo = LeaseStatus['lease']['runs'][number];
+
+/** How the run ended: the lease file's word when its guardian wrote one, else the ledger's (anyone's). */
+function endOf(run: LeaseRunInfo, ledger: LedgerRun | undefined): RunEnd | null {
+  const end = ledger?.end;
+  const endedAtMs = epochOf(run.endedAt) ?? epochOf(end?.at);
+  if (endedAtMs === null) return null;
+  return {
+    endedAtMs,
+    classification: (run.classification as Classification | undefined) ?? end?.classification ?? null,
+    exitCode: end?.exitCode ?? null,
+    signal: end?.signal ?? null,
+    reason: end?.error ?? end?.endedWithoutSupervisor ?? null,
+  };
+}
+
+/** Retry starts the recorded command line again; a cwd that was the old run's private dir gets a new one. */
+function retrySpecOf(paths: StatePaths, ledger: LedgerRun | undefined): ForeignRun['retrySpec'] {
+  const start = ledger?.start;
+  if (start === undefined) return null;
+  const ownDir = isInsideDir(start.cwd, paths.runsDir);
+  return {
+    command: start.command,
+    args: [...start.args],
+    ...(ownDir ? {} : { cwd: start.cwd }),
+    ...(start.timeoutSeconds !== undefined ? { timeoutSeconds: start.timeoutSeconds } : {}),
+  };
+}
+
+function toForeignRun(paths: StatePaths, run: LeaseRunInfo, ledger: LedgerRun | undefined): ForeignRun {
+  const start = ledger?.start;
+  const timeoutSeconds = run.timeoutSeconds ?? start?.timeoutSeconds ?? null;
+  return {
+    runId: run.runId,
+    command: start?.command ?? run.command,
+    args: start?.args ?? [],
+    retrySpec: retrySpecOf(paths, ledger),
+    cwd: start?.cwd ?? run.runDir,
+    root: run.pid !== null && run.startTime !== null ? { pid: run.pid, startTime: run.startTime } : null,
+    startedAtMs: epochOf(run.startedAt) ?? 0,
+    timeoutSeconds,
+    deadlineAtMs: epochOf(run.deadlineAt) ?? epochOf(start?.deadlineAt),
+    end: endOf(run, ledger),
+    ...(run.kept === undefined ? {} : { kept: run.kept }),
+  };
+}
+
+function toForeignLease(
+  paths: StatePaths,
+  status: LeaseStatus,
+  readEntry: (pid: number) => ProcessEntry | null,
+  ledger: LedgerRuns,
+): ForeignLease {
   const { lease } = status;
   const holder = status.holderAlive ? readEntry(lease.holder.pid) : null;
   return {
@@ -65,26 +137,30 @@ function toForeignLease(status: LeaseStatus, readEntry: (pid: number) => Process
     holder: lease.holder,
     holderCommand: holder?.args.join(' ') || `pid ${lease.holder.pid} (exited)`,
     holderState: HOLDER_STATES[status.state],
+    guardianAlive: status.guardianAlive,
     ...(lease.guardianLostAt === undefined ? {} : { guardianLost: true }),
     createdAtMs: epochOf(lease.createdAt) ?? 0,
-    runs: lease.runs.map(
-      (run): ForeignRun => ({
-        runId: run.runId,
-        command: run.command,
-        cwd: run.runDir,
-        root: run.pid !== null && run.startTime !== null ? { pid: run.pid, startTime: run.startTime } : null,
-        startedAtMs: epochOf(run.startedAt) ?? 0,
-        endedAtMs: epochOf(run.endedAt),
-        classification: (run.classification as Classification | undefined) ?? null,
-        timeoutSeconds: null,
-        ...(run.kept === undefined ? {} : { kept: run.kept }),
-      }),
-    ),
+    runs: lease.runs.map((run) => toForeignRun(paths, run, ledger.get(run.runId))),
   };
 }
 
-function isRecent(status: LeaseStatus, now: number): boolean {
-  if (status.state === 'held' || status.state === 'holder_dead') return true;
+/**
+ * A lease whose holder and guardian both died never records its own end: it stays in view until
+ * every run of it has an end on record (the ledger's), then ages out like any ended lease.
+ */
+function lastRunEnd(lease: ForeignLease): number | null {
+  const ends = lease.runs.map((run) => run.end?.endedAtMs ?? null);
+  if (ends.length === 0 || ends.some((end) => end === null)) return null;
+  return Math.max(...(ends as number[]));
+}
+
+function isRecent(status: LeaseStatus, lease: ForeignLease, now: number): boolean {
+  if (status.state === 'held') return true;
+  if (status.state === 'holder_dead') {
+    if (status.guardianAlive) return true;
+    const ended = lastRunEnd(lease);
+    return ended === null || now - ended < ENDED_LEASE_VISIBLE_MS;
+  }
   const endedAt = epochOf(status.lease.endedAt ?? status.lease.releasedAt);
   return endedAt !== null && now - endedAt < ENDED_LEASE_VISIBLE_MS;
 }
@@ -113,8 +189,13 @@ function recordKill(paths: StatePaths, target: ProcessIdentity, request: KillReq
       attempts: outcome.attempts,
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
     },
-    { role: 'app', pid: process.pid },
+    appActor(),
   );
+}
+
+/** The app signs what it writes to the ledger with its identity, so a record says who did it. */
+function appActor(): LedgerActor {
+  return defaultActor('app');
 }
 
 function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): HistoryEntry {
@@ -128,13 +209,43 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
     classification: entry.classification,
     exitCode: entry.exitCode,
     survivors: entry.survivors,
+    endReason: entry.error ?? entry.endedWithoutSupervisor,
+    timeoutSeconds: entry.timeoutSeconds,
+  };
+}
+
+/**
+ * Reads the registry for a poll tick without ever failing it: a bad lease file is skipped by the
+ * engine and a state dir that stopped being private reads as no foreign leases. Each distinct
+ * problem is warned about once (the snapshot has no field for it yet), not on every tick.
+ */
+function createRegistryReader(paths: StatePaths): (probe: (identity: ProcessIdentity) => boolean) => LeaseStatus[] {
+  const leaseFiles = createLeaseFileCache();
+  const warned = new Set<string>();
+  const warnOnce = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    process.emitWarning(`treewarden host: ${message}`);
+  };
+  return (probe) => {
+    let read: LeaseRegistryRead;
+    try {
+      read = readLeaseRegistry(paths, probe, leaseFiles);
+    } catch (error) {
+      if (!isStateDirError(error)) throw error;
+      warnOnce(error.message);
+      return [];
+    }
+    for (const { path, problem } of read.problems) warnOnce(`skipped lease file ${path}: ${problem}`);
+    return read.leases;
   };
 }
 
 export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const paths = ensureStateDir(options.stateDir ?? resolveStateDir());
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
-  const leaseFiles = createLeaseFileCache();
+  const readLeases = createRegistryReader(paths);
+  const ledgerRuns = createLedgerRuns(paths.ledgerFile);
   const warnings = capabilityWarnings(readNativeCapabilities());
   // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
   for (const warning of warnings) console.warn(`treewarden: ${warning}`);
@@ -153,21 +264,27 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
     listForeignLeases(ownLeaseIds) {
       const now = Date.now();
       const readEntry = createEntryMemo();
-      return listLeases(paths, (identity) => isIdentityAlive(identity, readEntry), leaseFiles)
-        .filter((status) => !ownLeaseIds.has(status.lease.id) && isRecent(status, now))
-        .map((status) => toForeignLease(status, readEntry));
+      ledgerRuns.refresh();
+      return readLeases((identity) => isIdentityAlive(identity, readEntry))
+        .filter((status) => !ownLeaseIds.has(status.lease.id))
+        .map((status) => ({ status, lease: toForeignLease(paths, status, readEntry, ledgerRuns) }))
+        .filter(({ status, lease }) => isRecent(status, lease, now))
+        .map(({ lease }) => lease);
     },
-    async findOrphans(reader) {
+    async findOrphans(reader, stillAlive) {
       const scan = await reader.scanOrphans(paths.root);
-      if (scan === null) return [];
-      return scan.groups.flatMap((group) =>
+      if (scan === null) return { orphans: [], settled: [] };
+      const orphans = scan.groups.flatMap((group) =>
         group.members.map((member) => ({
           process: member.entry,
           runId: member.runId ?? group.runId,
           leaseId: member.leaseId ?? group.leaseId,
+          kind: group.kind,
           reasons: [group.why, ...member.reasons],
         })),
       );
+      const settled = settleEndedRuns(scan, { paths, actor: appActor(), stillAlive });
+      return { orphans, settled };
     },
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({

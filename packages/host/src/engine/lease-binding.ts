@@ -42,12 +42,13 @@ function followOutput(run: LeaseRun): () => { stdout: string; stderr: string } {
 }
 
 /** The host's view of a leased run; `root` and `cwd` stay live until the guardian reports them. */
-function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec): HostRun {
+function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec, startedAtMs: number): HostRun {
   const tails = followOutput(run);
   return {
     runId: run.id,
     leaseId: lease.id,
     spec,
+    startedAtMs,
     get root() {
       return run.identity;
     },
@@ -77,19 +78,20 @@ function startHostScenario(
   options: ScenarioStartOptions,
   onRun: (run: HostRun) => void,
 ): HostScenario {
-  const specs = new WeakMap<object, RunSpec>();
+  const specs = new WeakMap<object, { spec: RunSpec; startedAtMs: number }>();
   const execution = startScenario(name, {
     naive: options.naive,
     pace: options.pace,
     startRun: (spec) => {
+      const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);
-      specs.set(run, spec);
+      specs.set(run, { spec, startedAtMs });
       return run;
     },
     onRun: (run) => {
-      const spec = specs.get(run);
+      const known = specs.get(run);
       // Naive-mode workers are not leased runs: they show up as leaks, which is the point.
-      if (spec !== undefined) onRun(toHostRun(lease, run as LeaseRun, spec));
+      if (known !== undefined) onRun(toHostRun(lease, run as LeaseRun, known.spec, known.startedAtMs));
     },
   });
   return {
@@ -136,8 +138,9 @@ export async function openHostLease(
       return lease.guardianLost !== null;
     },
     async startRun(spec) {
+      const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);
-      const hostRun = toHostRun(lease, run, spec);
+      const hostRun = toHostRun(lease, run, spec, startedAtMs);
       await waitUntilStarted(run);
       return hostRun;
     },

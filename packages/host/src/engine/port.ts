@@ -4,7 +4,14 @@
  * finder, ledger and scenarios; tests may inject a port to reproduce what this machine cannot.
  */
 import type { KillOutcome, ProcessEntry, ProcessIdentity, RunOutcome, RunSpec, TableReader } from '@treewarden/engine';
-import type { ActivityEntry, Classification, HistoryEntry, HolderState, ScenarioInfo } from '@treewarden/protocol';
+import type {
+  ActivityEntry,
+  Classification,
+  HistoryEntry,
+  HolderState,
+  OrphanKind,
+  ScenarioInfo,
+} from '@treewarden/protocol';
 import type { WorkerTableReader } from '../poll/worker-reader.js';
 
 /** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
@@ -12,6 +19,8 @@ export interface HostRun {
   readonly runId: string;
   readonly leaseId: string;
   readonly spec: RunSpec;
+  /** Taken just before the start was asked for: the deadline never shows later than the real one. */
+  readonly startedAtMs: number;
   /** The worker's identity (live: null until the guardian reported the spawn, or when it never started). */
   readonly root: ProcessIdentity | null;
   readonly cwd: string;
@@ -53,21 +62,38 @@ export interface ForeignLease {
   readonly holder: ProcessIdentity;
   readonly holderCommand: string;
   readonly holderState: HolderState;
+  /** False once the guardian is gone too: nothing supervises the lease's runs any more. */
+  readonly guardianAlive: boolean;
   /** The lease file records that the guardian died while the holder lived. */
   readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly ForeignRun[];
 }
 
+/** How a run ended, as its lease file or the ledger records it. */
+export interface RunEnd {
+  readonly endedAtMs: number;
+  readonly classification: Classification | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** The failure message, or why the run counts as ended without its supervisor; null if none. */
+  readonly reason: string | null;
+}
+
 export interface ForeignRun {
   readonly runId: string;
+  /** The program and its arguments, from the ledger; else the lease file's joined command line and no args. */
   readonly command: string;
+  readonly args: readonly string[];
+  /** What Retry would start again (command, args, cwd from the ledger; never the environment); null if unknown. */
+  readonly retrySpec: RunSpec | null;
   readonly cwd: string;
   readonly root: ProcessIdentity | null;
   readonly startedAtMs: number;
-  readonly endedAtMs: number | null;
-  readonly classification: Classification | null;
+  /** Null when no record says (files written before timeouts were kept): unknown, never guessed. */
   readonly timeoutSeconds: number | null;
+  readonly deadlineAtMs: number | null;
+  readonly end: RunEnd | null;
   /** Descendants the run kept on purpose (`--keep-descendants`): no longer the run's, never leaked. */
   readonly kept?: readonly ProcessIdentity[];
 }
@@ -76,7 +102,15 @@ export interface Orphan {
   readonly process: ProcessEntry;
   readonly runId: string | null;
   readonly leaseId: string | null;
+  /** `unregistered`: a run cookie this state dir never recorded; ending it takes an explicit ask. */
+  readonly kind: OrphanKind;
   readonly reasons: readonly string[];
+}
+
+export interface OrphanScanResult {
+  readonly orphans: readonly Orphan[];
+  /** Runs whose end was recorded now: their supervisors died and nothing of them is left. */
+  readonly settled: readonly { readonly runId: string; readonly reason: string }[];
 }
 
 export interface KillRequest {
@@ -100,8 +134,12 @@ export interface EnginePort {
   killTree(target: ProcessIdentity, request: KillRequest): Promise<KillOutcome>;
   /** Leases on record not held by this host (newest first). */
   listForeignLeases(ownLeaseIds: ReadonlySet<string>): readonly ForeignLease[];
-  /** Live processes of ended runs and leases (cookie, cwd, recorded identity), found off-thread. */
-  findOrphans(reader: WorkerTableReader): Promise<readonly Orphan[]>;
+  /**
+   * Live processes of ended runs and leases (cookie, cwd, recorded identity), found off-thread;
+   * then records the end of unsupervised runs with nothing left, unless `stillAlive` says the
+   * host still sees one of their processes.
+   */
+  findOrphans(reader: WorkerTableReader, stillAlive: (runId: string) => boolean): Promise<OrphanScanResult>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
   /** The ledger's newest run endings and kills (newest first), for the Activity panel. */

@@ -5,14 +5,16 @@
  * the previous finished, so a slow machine gets fewer polls, never a pile-up of reads.
  */
 import { indexChildren, type ProcessEntry, type ProcessTable } from '@treewarden/engine';
+import { isIdentityAlive } from '@treewarden/engine/lease/index';
 import type { OrphanView } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
-import type { HostLease, Orphan } from '../engine/port.js';
+import type { HostLease, Orphan, OrphanScanResult } from '../engine/port.js';
 import { buildSnapshot } from '../snapshot/build-snapshot.js';
 import { collectLeases } from '../snapshot/lease-entries.js';
 import { type CpuTracker, toProcessNode } from '../snapshot/process-node.js';
 import { diffSystem } from '../snapshot/system-diff.js';
 import { buildSystemTable } from '../snapshot/system-table.js';
+import { createLeakWatch, liveMembers } from './leak-watch.js';
 
 /** After a start or kill the next poll comes this soon, so the UI sees the change at once. */
 export const REQUESTED_POLL_DELAY_MS = 50;
@@ -46,9 +48,40 @@ export function toOrphanView(orphan: Orphan): OrphanView {
   return {
     runId: orphan.runId,
     leaseId: orphan.leaseId,
+    kind: orphan.kind,
     reasons: [...orphan.reasons],
     process: toProcessNode(orphan.process, 0, false),
   };
+}
+
+/**
+ * A fresh engine orphan scan; runs it settled (supervisors dead, nothing left) end at once here
+ * too, so the screen does not wait for the ledger to be read again. A run the host still sees a
+ * live process of is never settled.
+ */
+export async function scanLeaks(context: HostContext): Promise<void> {
+  const stillAlive = (runId: string) => {
+    const record = context.runs.get(runId);
+    return record !== undefined && liveMembers(record) > 0;
+  };
+  const result: OrphanScanResult = await context.port.findOrphans(context.reader, stillAlive);
+  context.orphans = result.orphans.map(toOrphanView);
+  for (const { runId, reason } of result.settled) {
+    const record = context.runs.get(runId);
+    if (record === undefined || record.phase === 'ended') continue;
+    record.phase = 'ended';
+    record.endedAtMs = context.now();
+    record.classification = 'cancelled';
+    record.endReason = reason;
+    record.unsupervised = false;
+    context.emit({ type: 'runEnded', runId, classification: 'cancelled', exitCode: null, error: reason });
+  }
+}
+
+/** Between scans, a leak that died since (exited, or killed by anyone) leaves the list at the next tick. */
+function dropDeadOrphans(context: HostContext): void {
+  const alive = context.orphans.filter((orphan) => isIdentityAlive(orphan.process));
+  if (alive.length !== context.orphans.length) context.orphans = alive;
 }
 
 async function readTable(context: HostContext, watching: boolean): Promise<ProcessTable | null> {
@@ -67,6 +100,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
   let inFlight: Promise<void> | null = null;
   let lastOrphanScan = Number.NEGATIVE_INFINITY;
   let stopped = true;
+  const leakWatch = createLeakWatch();
 
   async function runTick(): Promise<void> {
     const leases = collectLeases(context, heldLeases());
@@ -80,10 +114,12 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
       for (const entry of record.membership.entries()) owned.set(entry.pid, entry);
     }
     const scanEvery = watching ? ORPHAN_SCAN_INTERVAL_MS : ORPHAN_SCAN_IDLE_INTERVAL_MS;
+    // A lease whose holder and guardian just died is judged in this tick, not at the next slow scan.
+    if (leakWatch.changed(context.runs.values())) lastOrphanScan = Number.NEGATIVE_INFINITY;
     if (context.now() - lastOrphanScan >= scanEvery) {
       lastOrphanScan = context.now();
-      context.orphans = (await context.port.findOrphans(context.reader)).map(toOrphanView);
-    }
+      await scanLeaks(context);
+    } else dropDeadOrphans(context);
     const cpuPercents = ownedCpu.sample(owned, table.readAtMs);
     const snapshot = buildSnapshot({
       leases,

@@ -1,7 +1,12 @@
-/** Builds the protocol Snapshot: leases → runs → processes, plus orphans and the counts. */
+/**
+ * Builds the protocol Snapshot: leases → runs → processes, plus the leaked processes and the
+ * counts. Leaks have one source: `orphans`, the engine scan's findings joined with the live
+ * members of runs that ended or lost their supervisors (each process once). Every leak count —
+ * the header's, a lease's, a run's, the banner's — is counted from that one list.
+ */
 import { identityKey, isZombie, type ProcessEntry } from '@treewarden/engine';
 import type { HolderState, LeaseView, OrphanView, ProcessNode, RunView, Snapshot } from '@treewarden/protocol';
-import type { RunRecord } from '../run-record.js';
+import { type RunRecord, retryRefusal } from '../run-record.js';
 import { toProcessNode } from './process-node.js';
 
 export interface LeaseEntry {
@@ -10,6 +15,7 @@ export interface LeaseEntry {
   readonly holder: { readonly pid: number; readonly startTime: string } | null;
   readonly holderCommand: string;
   readonly holderState: HolderState;
+  readonly heldByThisApp: boolean;
   readonly guardianLost?: boolean;
   readonly createdAtMs: number;
   readonly runs: readonly RunRecord[];
@@ -17,6 +23,7 @@ export interface LeaseEntry {
 
 export interface SnapshotInput {
   readonly leases: readonly LeaseEntry[];
+  /** The engine orphan scan's findings (the latest scan, still-alive ones only). */
   readonly orphans: readonly OrphanView[];
   readonly cpuPercents: ReadonlyMap<string, number>;
   readonly pollIntervalMs: number;
@@ -31,10 +38,39 @@ function nodeOf(entry: ProcessEntry, record: RunRecord, cpu: ReadonlyMap<string,
   return { ...node, ...(escapedInto === null ? {} : { escapedInto }), evidence: membership.evidenceOf(entry) };
 }
 
-export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>): RunView {
+/** Why a live member of `record` is leaked; null while its run is still supervised and going. */
+function leakReason(record: RunRecord): string | null {
+  if (record.phase === 'ended')
+    return `member of run ${record.id}, which ended (${record.classification ?? 'unknown'})`;
+  if (record.unsupervised) return `member of run ${record.id}, whose lease holder and guardian are both dead`;
+  return null;
+}
+
+/** The scan's orphans plus every live member of an ended or unsupervised run, each process once. */
+export function collectLeaks(records: Iterable<RunRecord>, scanned: readonly OrphanView[]): OrphanView[] {
+  const leaks = new Map(scanned.map((orphan) => [identityKey(orphan.process), orphan]));
+  for (const record of records) {
+    const reason = leakReason(record);
+    if (reason === null) continue;
+    for (const entry of record.membership.entries()) {
+      const key = identityKey(entry);
+      if (isZombie(entry) || leaks.has(key)) continue;
+      leaks.set(key, {
+        runId: record.id,
+        leaseId: record.leaseId,
+        kind: 'over',
+        reasons: [reason],
+        process: toProcessNode(entry, 0, record.membership.isEscaped(entry)),
+      });
+    }
+  }
+  return [...leaks.values()];
+}
+
+export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>, leakedCount: number): RunView {
   const processes = record.membership.entries().map((entry) => nodeOf(entry, record, cpu));
-  const live = processes.filter((node) => !isZombie(node)).length;
   const tails = record.handle !== null && record.phase !== 'ended' ? record.handle.tails() : null;
+  const refusal = retryRefusal(record);
   return {
     id: record.id,
     leaseId: record.leaseId,
@@ -44,7 +80,7 @@ export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>
     cookie: record.cookie,
     timeoutSeconds: record.timeoutSeconds,
     startedAtMs: record.startedAtMs,
-    deadlineAtMs: record.startedAtMs + record.timeoutSeconds * 1000,
+    deadlineAtMs: record.deadlineAtMs,
     endedAtMs: record.endedAtMs,
     phase: record.phase,
     root: record.root === null ? null : { pid: record.root.pid, startTime: record.root.startTime },
@@ -52,15 +88,34 @@ export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>
     exitCode: record.exitCode,
     signal: record.signal,
     processes,
-    leakedCount: record.phase === 'ended' ? live : 0,
+    leakedCount,
+    unsupervised: record.unsupervised,
+    endReason: record.endReason,
+    retry: { available: refusal === null, reason: refusal },
     lastKill: record.lastKill,
     stdoutTail: tails?.stdout ?? record.stdoutTail,
     stderrTail: tails?.stderr ?? record.stderrTail,
+    ...(record.spec.limits === undefined ? {} : { limits: { ...record.spec.limits } }),
+    ...(record.limitTrip === undefined ? {} : { limitTrip: record.limitTrip }),
   };
 }
 
-function buildLeaseView(lease: LeaseEntry, cpu: ReadonlyMap<string, number>): LeaseView {
-  const runs = lease.runs.map((record) => buildRunView(record, cpu));
+function countBy(leaks: readonly OrphanView[], key: (orphan: OrphanView) => string | null): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const orphan of leaks) {
+    const id = key(orphan);
+    if (id !== null) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function buildLeaseView(
+  lease: LeaseEntry,
+  cpu: ReadonlyMap<string, number>,
+  leakedByRun: ReadonlyMap<string, number>,
+  leakedByLease: ReadonlyMap<string, number>,
+): LeaseView {
+  const runs = lease.runs.map((record) => buildRunView(record, cpu, leakedByRun.get(record.id) ?? 0));
   const liveOf = (run: RunView) => run.processes.filter((node) => !isZombie(node)).length;
   return {
     id: lease.id,
@@ -68,28 +123,35 @@ function buildLeaseView(lease: LeaseEntry, cpu: ReadonlyMap<string, number>): Le
     holder: lease.holder === null ? null : { pid: lease.holder.pid, startTime: lease.holder.startTime },
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
+    heldByThisApp: lease.heldByThisApp,
     ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs,
-    liveCount: runs.filter((run) => run.phase !== 'ended').reduce((sum, run) => sum + liveOf(run), 0),
-    leakedCount: runs.reduce((sum, run) => sum + run.leakedCount, 0),
+    liveCount: runs
+      .filter((run) => run.phase !== 'ended' && !run.unsupervised)
+      .reduce((sum, run) => sum + liveOf(run), 0),
+    leakedCount: leakedByLease.get(lease.id) ?? 0,
   };
 }
 
 export function buildSnapshot(input: SnapshotInput): Snapshot {
-  const leases = input.leases.map((lease) => buildLeaseView(lease, input.cpuPercents));
-  const inRuns = new Set<string>();
-  for (const lease of leases)
-    for (const run of lease.runs) for (const node of run.processes) inRuns.add(identityKey(node));
-  const extraOrphans = input.orphans.filter((orphan) => !inRuns.has(identityKey(orphan.process))).length;
+  const leaks = collectLeaks(
+    input.leases.flatMap((lease) => lease.runs),
+    input.orphans,
+  );
+  const runLease = new Map(input.leases.flatMap((lease) => lease.runs.map((run) => [run.id, lease.id] as const)));
+  const leakedByRun = countBy(leaks, (orphan) => orphan.runId);
+  // A leak belongs to its run's lease as shown here, else to the lease its cookie names.
+  const leakedByLease = countBy(leaks, (orphan) => (orphan.runId && runLease.get(orphan.runId)) || orphan.leaseId);
+  const leases = input.leases.map((lease) => buildLeaseView(lease, input.cpuPercents, leakedByRun, leakedByLease));
   return {
     takenAtMs: input.now,
     pollIntervalMs: input.pollIntervalMs,
     leases,
-    orphans: [...input.orphans],
+    orphans: leaks,
     counts: {
       live: leases.reduce((sum, lease) => sum + lease.liveCount, 0),
-      leaked: leases.reduce((sum, lease) => sum + lease.leakedCount, 0) + extraOrphans,
+      leaked: leaks.length,
     },
     ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
   };

@@ -2,7 +2,6 @@
  * Assembles the leases a snapshot shows: the ones this host holds, the ones it released, and
  * the ones others hold (read from the registry), each with its run records.
  */
-import { MAX_TIMEOUT_SECONDS } from '@treewarden/engine';
 import type { HostContext } from '../context.js';
 import type { ForeignLease, ForeignRun, HostLease } from '../engine/port.js';
 import { type RunRecord, runningState } from '../run-record.js';
@@ -13,31 +12,39 @@ function runsOf(context: HostContext, leaseId: string): RunRecord[] {
   return [...context.runs.values()].filter((record) => record.leaseId === leaseId);
 }
 
-/** A record for a run another holder started: watched and killable, not cancellable from here. */
-function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun): RunRecord {
-  let record = context.runs.get(run.runId);
-  if (record === undefined) {
-    record = {
-      id: run.runId,
-      leaseId,
-      spec: { command: run.command },
-      cwd: run.cwd,
-      cookie: run.runId,
-      timeoutSeconds: run.timeoutSeconds ?? MAX_TIMEOUT_SECONDS,
-      startedAtMs: run.startedAtMs,
-      root: run.root,
-      membership: createMembership(() => run.root),
-      handle: null,
-      ...runningState(),
-    };
-    context.runs.set(run.runId, record);
-  }
+/**
+ * A record for a run another holder started: watched and killable, not cancellable from here.
+ * Re-made when the facts on record change (the ledger's start arrives after the lease file's,
+ * an end is recorded): the membership observed so far is kept.
+ */
+function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun, unsupervised: boolean): RunRecord {
+  const known = context.runs.get(run.runId);
+  const record: RunRecord = {
+    ...(known ?? runningState()),
+    id: run.runId,
+    leaseId,
+    spec: { command: run.command, args: run.args },
+    retrySpec: run.retrySpec,
+    cwd: run.cwd,
+    cookie: run.runId,
+    timeoutSeconds: run.timeoutSeconds,
+    deadlineAtMs: run.deadlineAtMs,
+    startedAtMs: run.startedAtMs,
+    root: run.root,
+    membership: known?.membership ?? createMembership(() => run.root),
+    handle: null,
+  };
   if (run.kept !== undefined) record.membership.release(run.kept);
-  if (run.endedAtMs !== null) {
+  if (run.end !== null) {
     record.phase = 'ended';
-    record.endedAtMs = run.endedAtMs;
-    record.classification = run.classification;
+    record.endedAtMs = run.end.endedAtMs;
+    record.classification = run.end.classification;
+    record.exitCode = run.end.exitCode;
+    record.signal = run.end.signal;
+    record.endReason = run.end.reason;
   }
+  record.unsupervised = unsupervised && run.end === null;
+  context.runs.set(run.runId, record);
   return record;
 }
 
@@ -48,6 +55,7 @@ function ownEntry(context: HostContext, lease: HostLease, released: boolean): Le
     holder: lease.holder,
     holderCommand: context.selfCommand,
     holderState: released ? 'released' : 'alive',
+    heldByThisApp: !released,
     ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
     runs: runsOf(context, lease.id),
@@ -61,9 +69,12 @@ function foreignEntry(context: HostContext, lease: ForeignLease): LeaseEntry {
     holder: lease.holder,
     holderCommand: lease.holderCommand,
     holderState: lease.holderState,
+    heldByThisApp: false,
     ...(lease.guardianLost === true ? { guardianLost: true } : {}),
     createdAtMs: lease.createdAtMs,
-    runs: lease.runs.map((run) => recordForeignRun(context, lease.id, run)),
+    runs: lease.runs.map((run) =>
+      recordForeignRun(context, lease.id, run, lease.holderState === 'dead' && !lease.guardianAlive),
+    ),
   };
 }
 
