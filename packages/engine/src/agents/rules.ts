@@ -3,8 +3,9 @@
  * A user file that does not parse or validate is reported in `problems` and skipped; the others
  * still load. A user rule with a built-in agent's id adds to that agent's evidence.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
 import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
 
@@ -111,14 +112,29 @@ export function builtinRulesFile(): RulesFile {
   return parseRulesText(JSON.stringify(builtin));
 }
 
+/** A user rules file, read only when it is a private regular file of ours (state/trust.ts). */
+function readRulesFile(file: string): string {
+  const fd = openPrivateFile(file, constants.O_RDONLY);
+  if (fd === null) throw new Error('gone while reading');
+  try {
+    if (fstatSync(fd).size > MAX_RULES_FILE_BYTES) throw new Error(`larger than ${MAX_RULES_FILE_BYTES} bytes`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
   let names: string[];
   try {
+    // Rules decide what counts as agent evidence: a directory another user could write is not read.
+    if (!checkPrivatePath(dir, 'directory')) return []; // No user rules: nothing to add.
     names = readdirSync(dir)
       .filter((name) => name.endsWith('.json'))
       .sort();
-  } catch {
-    return []; // No user rules directory: nothing to add.
+  } catch (error) {
+    problems.push({ file: dir, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
+    return [];
   }
   if (names.length > MAX_USER_RULE_FILES) {
     problems.push({ file: dir, message: `${names.length} files; only the first ${MAX_USER_RULE_FILES} are read` });
@@ -128,8 +144,7 @@ function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
   for (const name of names) {
     const file = join(dir, name);
     try {
-      if (statSync(file).size > MAX_RULES_FILE_BYTES) throw new Error(`larger than ${MAX_RULES_FILE_BYTES} bytes`);
-      files.push(parseRulesText(readFileSync(file, 'utf8')));
+      files.push(parseRulesText(readRulesFile(file)));
     } catch (error) {
       problems.push({ file, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
     }

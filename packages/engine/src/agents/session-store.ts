@@ -3,9 +3,23 @@
  * so a crash leaves either the old record or the new one, never a torn one. Bounded: at most
  * MAX_STORED_SESSIONS files and MAX_MEMBERS_PER_SESSION members each; ended sessions are forgotten
  * after ENDED_SESSION_RETENTION_MS. A file that fails validation is reported and skipped.
+ * Remembered members can be cleaned up, so the store is trusted only when private to this user
+ * (state/trust.ts): a foreign or shared directory is refused whole, a foreign record skipped.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import { type StoredSession, storedSessionSchema } from './store-schema.js';
 
 export const AGENT_SESSIONS_DIR = 'agent-sessions';
@@ -36,9 +50,19 @@ function fileOf(dir: string, id: string): string {
   return join(dir, `${id}.json`);
 }
 
+function readText(file: string): string {
+  const fd = openPrivateFile(file, constants.O_RDONLY);
+  if (fd === null) throw new Error('gone while reading');
+  try {
+    if (fstatSync(fd).size > MAX_SESSION_FILE_BYTES) throw new Error(`larger than ${MAX_SESSION_FILE_BYTES} bytes`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readOne(file: string): StoredSession {
-  if (statSync(file).size > MAX_SESSION_FILE_BYTES) throw new Error(`larger than ${MAX_SESSION_FILE_BYTES} bytes`);
-  const parsed = storedSessionSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  const parsed = storedSessionSchema.safeParse(JSON.parse(readText(file)));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid record: ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'rejected'}`);
@@ -50,12 +74,9 @@ export function readSessions(stateRoot: string): StoreRead {
   const dir = sessionsDir(stateRoot);
   const sessions: StoredSession[] = [];
   const problems: StoreProblem[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.json'));
-  } catch {
-    return { sessions, problems }; // Nothing remembered yet.
-  }
+  // Throws StateDirError for a foreign or shared directory: nothing in it is believed.
+  if (!checkPrivatePath(stateRoot, 'directory') || !checkPrivatePath(dir, 'directory')) return { sessions, problems };
+  const names = readdirSync(dir).filter((name) => name.endsWith('.json'));
   for (const name of names) {
     const file = join(dir, name);
     try {
@@ -68,14 +89,30 @@ export function readSessions(stateRoot: string): StoreRead {
   return { sessions, problems };
 }
 
-/** Writes one record atomically (the temp name carries our pid so two writers never share it). */
+function makePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: STORE_DIR_MODE });
+  checkPrivatePath(dir, 'directory');
+}
+
+/**
+ * Writes one record atomically: a private temp file (its name carries our pid, so two writers never
+ * share it), flushed, then renamed over the record, so a crash leaves the old record or the new one.
+ */
 export function writeSession(stateRoot: string, session: StoredSession): void {
   const dir = sessionsDir(stateRoot);
-  mkdirSync(dir, { recursive: true, mode: STORE_DIR_MODE });
+  makePrivateDir(stateRoot);
+  makePrivateDir(dir);
   const bounded = { ...session, members: session.members.slice(-MAX_MEMBERS_PER_SESSION) };
   const file = fileOf(dir, session.id);
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(storedSessionSchema.parse(bounded))}\n`, { mode: 0o600 });
+  rmSync(temp, { force: true }); // A leftover of a crashed writer that had our pid.
+  const fd = openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL) as number;
+  try {
+    writeSync(fd, `${JSON.stringify(storedSessionSchema.parse(bounded))}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(temp, file);
 }
 

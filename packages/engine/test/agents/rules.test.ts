@@ -1,5 +1,5 @@
 /** Rules as data: the built-in file validates; a bad user file is reported and skipped, never fatal. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rootAgentOf } from '../../src/agents/match.js';
@@ -9,8 +9,8 @@ import { fakeEntry, makeTempDir } from '../helpers/index.js';
 const BUILTIN_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'goose', 'cursor-agent', 'aider', 'amp'];
 
 function writeUserRules(root: string, name: string, text: string): void {
-  mkdirSync(join(root, 'agent-rules'), { recursive: true });
-  writeFileSync(join(root, 'agent-rules', name), text);
+  mkdirSync(join(root, 'agent-rules'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(root, 'agent-rules', name), text, { mode: 0o600 });
 }
 
 function agentOfArgs(args: string[], root = makeTempDir()): string | null {
@@ -75,6 +75,21 @@ describe('agent rules', () => {
     expect(problems[2]?.message).toMatch(/not a valid regular expression/);
     expect(rules.agents.map((agent) => agent.id)).toContain('my-agent');
     expect(agentOfArgs(['/opt/bin/my-agent'], root)).toBe('my-agent');
+  });
+
+  it('does not read rules another user could have written (a shared directory or file)', () => {
+    const root = makeTempDir();
+    const good = JSON.stringify({
+      version: 1,
+      agents: [{ id: 'mine', name: 'M', roots: [{ argv0: '^mine$' }], markers: [] }],
+    });
+    writeUserRules(root, 'shared.json', good);
+    chmodSync(join(root, 'agent-rules', 'shared.json'), 0o644);
+    const fileLevel = loadAgentRules(root);
+    expect(fileLevel.problems[0]?.message).toMatch(/mode 644 lets other users in/);
+    expect(fileLevel.rules.agents.map((agent) => agent.id)).not.toContain('mine');
+    chmodSync(join(root, 'agent-rules'), 0o777);
+    expect(loadAgentRules(root).problems[0]?.message).toMatch(/mode 777 lets other users in/);
   });
 
   it('refuses unknown keys rather than silently ignoring a typo', () => {

@@ -1,5 +1,5 @@
 /** The remembered sessions: atomic records, validated on read (a torn or forged file is reported and skipped), bounded. */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMarkerVars } from '../../src/agents/environ.js';
@@ -40,16 +40,30 @@ describe('session store', () => {
   it('reports a torn record and a forged one (bad pid) and still reads the good one', () => {
     const root = makeTempDir();
     writeSession(root, record('good', 1));
-    mkdirSync(sessionsDir(root), { recursive: true });
-    writeFileSync(join(sessionsDir(root), 'torn.json'), JSON.stringify(record('torn', 2)).slice(0, 40));
+    writeFileSync(join(sessionsDir(root), 'torn.json'), JSON.stringify(record('torn', 2)).slice(0, 40), {
+      mode: 0o600,
+    });
     writeFileSync(
       join(sessionsDir(root), 'forged.json'),
       JSON.stringify({ ...record('forged', 3), root: { pid: -1, startTime: '1', args: [] } }),
+      { mode: 0o600 },
     );
     const read = readSessions(root);
     expect(read.sessions.map((s) => s.id)).toEqual(['good']);
     expect(read.problems.map((p) => p.file.split('/').pop()).sort()).toEqual(['forged.json', 'torn.json']);
     expect(read.problems.find((p) => p.file.endsWith('forged.json'))?.message).toMatch(/root\.pid/);
+  });
+
+  it('skips a record others could have written, and refuses a store directory others can enter', () => {
+    const root = makeTempDir();
+    writeSession(root, record('good', 1));
+    writeFileSync(join(sessionsDir(root), 'planted.json'), JSON.stringify(record('planted', 2)), { mode: 0o666 });
+    chmodSync(join(sessionsDir(root), 'planted.json'), 0o666);
+    const read = readSessions(root);
+    expect(read.sessions.map((s) => s.id)).toEqual(['good']);
+    expect(read.problems[0]?.message).toMatch(/lets other users in/);
+    chmodSync(sessionsDir(root), 0o777);
+    expect(() => readSessions(root)).toThrow(/refusing the Treewarden state path .*agent-sessions/);
   });
 
   it('refuses an id that is not a safe file name', () => {
