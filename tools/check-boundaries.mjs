@@ -45,10 +45,8 @@ const RULES = {
   },
   '@treewarden/engine': {
     forbid: (specifier) =>
-      /^@treewarden\/(host|cli|desktop|renderer|scenarios|bench|e2e)(\/|$)/.test(specifier) ||
-      (specifier.startsWith('@treewarden/protocol') && specifier !== '@treewarden/protocol/vocabulary') ||
-      specifier === 'electron',
-    why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron; of the protocol only its vocabulary',
+      /^@treewarden\/(host|cli|desktop|renderer|scenarios|bench|e2e)(\/|$)/.test(specifier) || specifier === 'electron',
+    why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron',
   },
 };
 

@@ -3,6 +3,7 @@
  * `treewarden` entry point: pick the command from the table, run it, exit with its status.
  * Adding a command = one file in commands/ exporting a CliCommand, plus one entry in COMMANDS.
  */
+import { isStateDirError } from '@treewarden/engine';
 import { writeOut } from './args.js';
 import { type CliCommand, UsageError } from './commands/command.js';
 import { freePortCommand } from './commands/free-port.js';
@@ -14,6 +15,8 @@ import { psCommand } from './commands/ps.js';
 import { runCommand } from './commands/run.js';
 import { scenarioCommand } from './commands/scenario.js';
 import { serveCommand } from './commands/serve.js';
+import { sessionsCommand } from './commands/sessions.js';
+import { watchCommand } from './commands/watch.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 const COMMANDS: Readonly<Record<string, CliCommand>> = {
@@ -26,6 +29,8 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   orphans: orphansCommand,
   ports: portsCommand,
   'free-port': freePortCommand,
+  sessions: sessionsCommand,
+  watch: watchCommand,
 };
 
 function overview(): string {
@@ -58,6 +63,11 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       await writeOut(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    // An untrusted state dir is the user's to fix (the message says how), not a crash.
+    if (isStateDirError(error)) {
+      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

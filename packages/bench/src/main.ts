@@ -3,6 +3,7 @@
  * numbers depend on the machine and on what else runs on it.
  */
 import { cpus } from 'node:os';
+import { runAgentBench } from './agent-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runLimitsBench } from './limits-bench.js';
 import { runPortBench } from './port-bench.js';
@@ -21,9 +22,10 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   kill: ['Tree kill', () => runKillBench()],
   limits: ['Limits', runLimitsBench],
   ports: ['Ports', runPortBench],
+  agents: ['Agent sessions', runAgentBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));

@@ -1,3 +1,4 @@
+export * from './agents/index.js';
 export * from './classify/index.js';
 export { killTree } from './kill/kill-tree.js';
 export { FREEZE_ROUNDS, GRACE_POLL_MS, killOwnedTree, VERIFY_POLL_MS, VERIFY_TIMEOUT_MS } from './kill/owner-kill.js';

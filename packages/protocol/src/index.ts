@@ -1,3 +1,4 @@
+export * from './agents.js';
 export * from './bridge.js';
 export * from './commands.js';
 export * from './envelope.js';

@@ -9,8 +9,8 @@ import {
   type RunHistoryEntry,
   readLedger,
   settleEndedRuns,
-  statePaths,
   summarizeRuns,
+  verifyStateDir,
 } from '@treewarden/engine';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -42,7 +42,7 @@ function formatRow(run: RunHistoryEntry): string {
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const limit = parseLimit(values.limit);
-  const paths = statePaths();
+  const paths = verifyStateDir();
   // A run whose supervisors died and whose processes are all gone ends now, on record, before it is listed.
   settleEndedRuns(findOrphans({ paths }), { paths });
   const ledger = readLedger(paths.ledgerFile);
@@ -55,8 +55,15 @@ async function main(argv: readonly string[]): Promise<number> {
       `treewarden history: skipped a torn ledger record (${where} of ${paths.ledgerFile})\n`,
     );
   }
+  for (const invalid of ledger.invalid) {
+    await writeOut(
+      process.stderr,
+      `treewarden history: skipped an invalid ledger record (line ${invalid.line} of ${paths.ledgerFile}: ${invalid.problem})\n`,
+    );
+  }
   if (values.json === true) {
-    await writeOut(process.stdout, `${JSON.stringify({ ledger: paths.ledgerFile, runs, torn: ledger.torn })}\n`);
+    const body = { ledger: paths.ledgerFile, runs, torn: ledger.torn, invalid: ledger.invalid };
+    await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
     return EXIT_OK;
   }
   if (runs.length === 0) {

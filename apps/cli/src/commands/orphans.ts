@@ -3,11 +3,14 @@
  * over (or of leases whose holder died), grouped per run with why each one was judged leaked,
  * plus unregistered trees (a run cookie nobody recorded, reparented to pid 1). `--clean` ends the
  * recorded ones with the revalidated tree kill and reports; `--all` also ends unregistered ones.
+ * Agent sessions' leaks come as `kind: "agent"` groups; `--clean` ends those of remembered
+ * sessions, `--all` also the trees found from markers alone.
  * Exits EXIT_KILL_FAILED when something outlived the clean-up.
  */
 import { parseArgs } from 'node:util';
 import {
   type CleanedGroup,
+  type CleanedLeak,
   cleanOrphans,
   findOrphans,
   type OrphanGroup,
@@ -18,6 +21,7 @@ import {
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
 import type { CliCommand } from './command.js';
+import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
 
 const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S]';
 const OPTIONS = {
@@ -62,6 +66,10 @@ function cleanedJson(cleaned: CleanedGroup) {
   };
 }
 
+function agentCleanedJson(cleaned: CleanedLeak) {
+  return { sessionId: cleaned.leak.sessionId, kind: 'agent', processes: cleaned.processes };
+}
+
 function formatGroup(group: OrphanGroup): string {
   const title = `run ${group.runId ?? '-'}${group.leaseId ? ` (lease ${group.leaseId})` : ''}: ${group.why}`;
   const lines = group.members.map(({ entry, reasons }) => {
@@ -87,6 +95,21 @@ async function main(argv: readonly string[]): Promise<number> {
   const graceSeconds = parseSeconds('--grace', values.grace);
   const paths = statePaths();
   const scan = findOrphans({ paths });
+  const agentLeaks = findAgentOrphans();
+  for (const { path, problem } of scan.leaseProblems) {
+    await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
+  }
+  if (scan.invalidLedgerLines > 0) {
+    await writeOut(process.stderr, `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`);
+  }
+  const agentCleaned =
+    values.clean === true
+      ? await cleanAgentOrphans(agentLeaks, {
+          ledgerFile: paths.ledgerFile,
+          graceSeconds,
+          includeUnremembered: values.all === true,
+        })
+      : null;
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
@@ -95,16 +118,21 @@ async function main(argv: readonly string[]): Promise<number> {
           ...(graceSeconds !== undefined ? { graceMs: graceSeconds * 1000 } : {}),
         })
       : null;
-  const survivors = cleaned !== null ? survivorsOf(cleaned) : [];
+  const survivors = [
+    ...(cleaned !== null ? survivorsOf(cleaned) : []),
+    ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
+  ];
   // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
   settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : scan, { paths });
   if (values.json === true) {
     const body = {
-      groups: scan.groups.map(groupJson),
-      ...(cleaned !== null ? { cleaned: cleaned.map(cleanedJson), survivors } : {}),
+      groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],
+      ...(cleaned !== null
+        ? { cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)], survivors }
+        : {}),
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
-  } else if (scan.groups.length === 0) {
+  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0) {
     await writeOut(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
@@ -114,7 +142,13 @@ async function main(argv: readonly string[]): Promise<number> {
         cleaned !== null && group.kind === 'unregistered' ? '\n  (not cleaned: unregistered; add --all)' : '';
       return `${formatGroup(group)}${hint}`;
     });
-    await writeOut(process.stdout, `${blocks.join('\n\n')}\n`);
+    const agentBlocks = agentLeaks.leaks.map((leak) => {
+      const done = agentCleaned?.find((entry) => entry.leak === leak);
+      if (done !== undefined) return `${formatAgentLeak(leak)}\n${formatAgentCleaned(done)}`;
+      const hint = agentCleaned !== null ? '\n  (not cleaned: found from markers alone; add --all)' : '';
+      return `${formatAgentLeak(leak)}${hint}`;
+    });
+    await writeOut(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
   }
   return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }

@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { SignalName, SignalOps, SignalResult } from '../kill/types.js';
-import { NoTableError } from '../ownership/errors.js';
+import { GroupEpermError, NoTableError } from '../ownership/errors.js';
 import { readLeanProcTable } from '../ownership/proc-reader.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { pollUntil } from '../runtime/wait.js';
@@ -101,7 +101,12 @@ function toTable(observations: readonly ProcessObservation[]): ProcessTable {
   return { entries, readAtMs: Date.now() };
 }
 
-function signalOpsFor(signalGroup: SignalGroup | undefined): SignalOps {
+/**
+ * The caller's signal function, as engine SignalOps. Its EPERM errors are kept by group: when the
+ * engine confirms one is fatal (a running member remains), the caller gets its own error object
+ * back unchanged, as the original supervisor surfaced it.
+ */
+function signalOpsFor(signalGroup: SignalGroup | undefined, epermErrors: Map<number, unknown>): SignalOps {
   const engine = createSignalOps();
   if (signalGroup === undefined) return engine;
   return {
@@ -113,7 +118,10 @@ function signalOpsFor(signalGroup: SignalGroup | undefined): SignalOps {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ESRCH') return 'gone';
-        if (code === 'EPERM') return 'eperm';
+        if (code === 'EPERM') {
+          epermErrors.set(pgid, error);
+          return 'eperm';
+        }
         throw error;
       }
     },
@@ -126,7 +134,8 @@ function hasExited(child: ChildProcess): boolean {
 
 export function createProcessTreeOwner(child: ChildProcess, options: ProcessTreeOwnerOptions = {}): ProcessTreeOwner {
   const readTable = options.readTable ?? (() => readProcessTable());
-  const signals = signalOpsFor(options.signalGroup);
+  const epermErrors = new Map<number, unknown>();
+  const signals = signalOpsFor(options.signalGroup, epermErrors);
   let lastReadFailed = false;
   let childLive = true;
   // With the default table on Linux, polls read only the owned trees (children files).
@@ -184,8 +193,14 @@ export function createProcessTreeOwner(child: ChildProcess, options: ProcessTree
       // Nothing was ever owned: with no table that is an error (nothing can be revalidated).
       if (current === null && lastReadFailed) throw new NoTableError();
       if (current === null) return [];
-      const report = await current.signal(signal as SignalName, groups === undefined ? {} : { groups });
-      return [...report.groups];
+      epermErrors.clear();
+      try {
+        const report = await current.signal(signal as SignalName, groups === undefined ? {} : { groups });
+        return [...report.groups];
+      } catch (error) {
+        const original = error instanceof GroupEpermError ? epermErrors.get(error.pgid) : undefined;
+        throw original ?? error;
+      }
     },
     gracefulRoots: () => (engine === null ? [] : [...engine.gracefulRoots().groups]),
     liveGroups: () => (engine === null ? [] : [...engine.liveGroups()]),
@@ -224,6 +239,23 @@ function childRunning(child: ChildProcess, owner: ProcessTreeOwner): boolean {
 }
 
 /**
+ * SIGTERM to the graceful roots. When the root vanished between the observation and the signal's
+ * fresh read, SIGTERM reached nobody; the surviving owned groups are now the graceful roots and
+ * get SIGTERM themselves, so nothing is escalated to SIGKILL without a graceful signal first.
+ */
+async function signalGracefully(child: ChildProcess, owner: ProcessTreeOwner): Promise<void> {
+  const roots = owner.gracefulRoots();
+  if (roots.length === 0) {
+    if (childRunning(child, owner)) child.kill('SIGTERM');
+    return;
+  }
+  const delivered = await owner.signal('SIGTERM', roots);
+  if (delivered.length > 0) return;
+  const survivors = owner.gracefulRoots();
+  if (survivors.length > 0) await owner.signal('SIGTERM', survivors);
+}
+
+/**
  * SIGTERM to the graceful roots, wait `graceMs`, SIGKILL every owned group, wait `killMs`. A
  * direct child outside any owned group (not spawned detached) is signalled directly. Without a
  * table, only the direct child is known: it gets SIGTERM then SIGKILL, and if it survives both,
@@ -237,9 +269,7 @@ export async function stopOwnedProcessTree(
 ): Promise<void> {
   await owner.observe();
   if (owner.lastReadFailed()) return stopDirectChild(child, graceMs, killMs);
-  const roots = owner.gracefulRoots();
-  if (roots.length > 0) await owner.signal('SIGTERM', roots);
-  else if (childRunning(child, owner)) child.kill('SIGTERM');
+  await signalGracefully(child, owner);
   const poll = treePolls.get(owner) ?? (() => owner.observe());
   const gone = async () => {
     await poll();

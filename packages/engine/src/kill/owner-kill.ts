@@ -8,12 +8,16 @@
  * it forked just before, so repeated stop+observe rounds converge on the whole tree even when a
  * worker forks into new sessions as fast as it can. A plain kill loop loses every child forked
  * between a read and the SIGKILL of its parent (it is reparented to 1 and looks unrelated).
+ * Why no whole-machine read: each signal is revalidated on the owned-tree read just made (see
+ * ownership/tree-view.ts for when that is enough, and the fallback when it is not), so the cost
+ * of a kill follows the tree, not the machine.
  */
 import { IdentityUncertainError } from '../ownership/errors.js';
+import type { SignalRequest } from '../ownership/signal-plan.js';
 import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
-import { identityKey } from '../table/types.js';
+import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
 import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOutcome, type KillResult, type KillTreeOptions } from './types.js';
 
@@ -23,7 +27,7 @@ export const GRACE_POLL_MS = 25;
 export const FREEZE_ROUNDS = 8;
 /** How long one attempt waits for SIGKILLed members to disappear (or become zombies). */
 export const VERIFY_TIMEOUT_MS = 3000;
-export const VERIFY_POLL_MS = 5;
+export const VERIFY_POLL_MS = 1;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -34,23 +38,42 @@ interface KillRun {
   readonly seen: Map<string, ProcessIdentity>;
   /** Whether our SIGSTOP went out (only then does a failed or refused kill send SIGCONT). */
   frozen?: boolean;
-  /** Set by a whole-machine observation and used by the signal right after it (no second read). */
-  lastTable?: ProcessTable | undefined;
+  /** Set by an observation and used by the signal right after it (no second read); consumed once. */
+  lastRead?: { readonly scope: ObserveScope; readonly table: ProcessTable } | undefined;
 }
 
 async function observe(run: KillRun, scope: ObserveScope = 'all'): Promise<ProcessIdentity[]> {
   const table = await run.owner.observeRead(scope);
-  run.lastTable = scope === 'all' && table !== null ? table : undefined;
+  // An `adopters` read is no view of the trees: a signal must not be revalidated on it.
+  run.lastRead = table === null || scope === 'adopters' ? undefined : { scope, table };
   const members = run.owner.members();
   for (const member of members) run.seen.set(identityKey(member), member);
   return [...members];
 }
 
-/** The whole-machine table of the observation just made, if it was one; consumed once. */
-function takeFreshTable(run: KillRun): { freshTable?: ProcessTable } {
-  const table = run.lastTable;
-  run.lastTable = undefined;
-  return table === undefined ? {} : { freshTable: table };
+/**
+ * The signal request revalidated on the observation just made (consumed once): a tree read is
+ * the tree view itself, a whole-machine read the fallback's fresh table.
+ */
+function revalidatedRequest(run: KillRun): SignalRequest {
+  const last = run.lastRead;
+  run.lastRead = undefined;
+  if (last === undefined) return { treeView: true };
+  return last.scope === 'all'
+    ? { treeView: true, freshTable: last.table }
+    : { treeView: true, freshTreeView: last.table };
+}
+
+/**
+ * The kill's first look: the owned pids only, no whole-machine read. Only when they look gone
+ * does it look for cookie carriers that escaped the trees, before calling the tree already gone.
+ */
+async function observeInitially(run: KillRun): Promise<ProcessIdentity[]> {
+  // The owned pids alone: the SIGSTOP that follows stops their groups whole, and the freeze's
+  // tree read finds any descendant that is not in one of them.
+  const members = await observe(run, 'members');
+  if (members.length > 0 || run.owner.runId === undefined) return members;
+  return observe(run, 'escapes');
 }
 
 interface DeathWait {
@@ -59,10 +82,11 @@ interface DeathWait {
   /** Re-kill members that appeared while waiting (forks that beat an unconverged freeze). */
   readonly onNew?: () => Promise<void>;
   /**
-   * Whether "all dead" must be confirmed by a whole-machine read for cookie carriers. Not needed
-   * right after a converged freeze: nothing owned could fork after the read that admitted it.
+   * How "all dead" is confirmed before it is believed: `none` when the escapes were already
+   * looked for; `escapes` looks for cookie carriers where orphans are reparented (cheap); `all`
+   * reads the whole machine (a freeze a fork loop outran, a failed tree signal).
    */
-  readonly confirmCookies: boolean;
+  readonly confirm: 'none' | 'escapes' | 'all';
 }
 
 /** Polls until no live member remains or the bound passes; returns the survivors. */
@@ -72,8 +96,8 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
   for (;;) {
     // Polls follow the tree; only a run cookie can reveal more than the tree, and only to a whole read.
     let members = await observe(run, 'trees');
-    if (members.length === 0 && wait.confirmCookies && run.owner.runId !== undefined)
-      members = await observe(run, 'all');
+    if (members.length === 0 && wait.confirm !== 'none' && run.owner.runId !== undefined)
+      members = await observe(run, wait.confirm);
     if (members.length === 0) return [];
     if (wait.onNew !== undefined && members.some((m) => !known.has(identityKey(m)))) await wait.onNew();
     known = new Set(members.map(identityKey));
@@ -82,21 +106,48 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
   }
 }
 
+/**
+ * Watches a frozen, killed tree die: it cannot fork, so only its own pids matter. Each poll
+ * re-reads the first member not yet seen dead and stops there, so waiting costs one read per
+ * poll instead of one per member; at the bound, a full read of the owned pids gives the survivors.
+ */
+async function waitForFrozenTreeDeath(run: KillRun, boundMs: number): Promise<ProcessIdentity[]> {
+  const readPids = run.owner.reader.readPids;
+  if (readPids === undefined) return waitForDeath(run, { boundMs, pollMs: VERIFY_POLL_MS, confirm: 'none' });
+  const deadline = performance.now() + boundMs;
+  const pending = [...run.owner.members()];
+  while (pending.length > 0 && performance.now() < deadline) {
+    const next = pending[0] as ProcessIdentity;
+    const entry = (await readPids([next.pid]))?.entries.get(next.pid);
+    if (entry === undefined || entry.startTime !== next.startTime || isZombie(entry)) pending.shift();
+    else await sleep(VERIFY_POLL_MS);
+  }
+  // Every identity was seen dead, one by one: no survivors to re-read.
+  if (pending.length === 0) return [];
+  return observe(run, 'members');
+}
+
 async function terminateGracefully(run: KillRun, graceMs: number): Promise<ProcessIdentity[]> {
-  const report = await run.owner.signal('SIGTERM', { graceful: true, ...takeFreshTable(run) });
+  const report = await run.owner.signal('SIGTERM', { graceful: true, ...revalidatedRequest(run) });
   run.timeline.add({ action: 'SIGTERM', groups: report.groups, pids: report.pids });
-  return waitForDeath(run, { boundMs: graceMs, pollMs: GRACE_POLL_MS, confirmCookies: true });
+  return waitForDeath(run, { boundMs: graceMs, pollMs: GRACE_POLL_MS, confirm: 'escapes' });
+}
+
+/** How the freeze ended: converged (a tree read after SIGSTOP found nothing new) or outrun. */
+interface Freeze {
+  readonly converged: boolean;
 }
 
 /**
- * Stop everything owned, then re-read; repeat while the read shows members that were not stopped.
- * The last read is whole-machine and fresh, so the SIGKILL right after revalidates against it.
- * Returns whether the freeze converged (a read found nothing new).
+ * Stop everything owned, then re-read the owned trees: a stopped process cannot fork, so a tree
+ * read that finds no new member means the freeze holds. Repeat while it finds members that were
+ * not stopped. Each SIGSTOP is revalidated on a fresh tree read (whole machine where that read
+ * cannot vouch for a group, see ownership/tree-view.ts).
  */
-async function freeze(run: KillRun): Promise<boolean> {
+async function freeze(run: KillRun): Promise<Freeze> {
   for (let round = 1; round <= FREEZE_ROUNDS; round += 1) {
     run.frozen = true;
-    const report = await run.owner.signal('SIGSTOP', takeFreshTable(run));
+    const report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
     const stopped = new Set(run.owner.members().map(identityKey));
     run.timeline.add({
       action: 'observe',
@@ -104,14 +155,17 @@ async function freeze(run: KillRun): Promise<boolean> {
       pids: report.pids,
       detail: `freeze round ${round}: SIGSTOP`,
     });
-    const members = await observe(run, 'all');
-    if (members.every((m) => stopped.has(identityKey(m)))) return true;
+    const members = new Set((await observe(run, 'trees')).map(identityKey));
+    if ([...members].every((key) => stopped.has(key))) {
+      return { converged: true };
+    }
   }
-  return false;
+  return { converged: false };
 }
 
+/** SIGKILL every owned group, deepest first, revalidated on the read just made (the freeze's last). */
 async function killOnce(run: KillRun): Promise<void> {
-  const report = await run.owner.signal('SIGKILL', takeFreshTable(run));
+  const report = await run.owner.signal('SIGKILL', revalidatedRequest(run));
   run.timeline.add({ action: 'SIGKILL', groups: report.groups, pids: report.pids });
 }
 
@@ -156,7 +210,19 @@ interface KillBounds {
   readonly verifyMs: number;
 }
 
-/** One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify. */
+/**
+ * Looks for the run's escapes (cookie carriers reparented out of the trees) right after the
+ * SIGKILL, while the kernel tears the tree down, and kills any it finds with the same check.
+ */
+async function killEscapes(run: KillRun): Promise<void> {
+  const before = new Set(run.owner.members().map(identityKey));
+  const members = await observe(run, 'adopters');
+  if (members.some((member) => !before.has(identityKey(member)))) await killOnce(run);
+}
+
+/**
+ * One tree-kill attempt: graceful SIGTERM (first attempt only), freeze, SIGKILL, verify.
+ */
 async function attemptTreeKill(
   run: KillRun,
   attempt: number,
@@ -166,14 +232,21 @@ async function attemptTreeKill(
   let remaining = survivors;
   if (attempt === 1 && bounds.graceMs > 0) remaining = await terminateGracefully(run, bounds.graceMs);
   if (remaining.length === 0) return remaining;
-  const converged = await freeze(run);
+  const frozen = await freeze(run);
   await killOnce(run);
-  return waitForDeath(run, {
-    boundMs: bounds.verifyMs,
-    pollMs: VERIFY_POLL_MS,
-    onNew: () => killOnce(run),
-    confirmCookies: !converged,
-  });
+  if (!frozen.converged) {
+    // A freeze a fork loop outran may have lost members anywhere: only the whole machine tells.
+    return waitForDeath(run, {
+      boundMs: bounds.verifyMs,
+      pollMs: VERIFY_POLL_MS,
+      onNew: () => killOnce(run),
+      confirm: 'all',
+    });
+  }
+  // A member may have been born and died unseen since the last look, leaving its children
+  // reparented: with a run cookie they are found where orphans land, for every kill.
+  if (run.owner.runId !== undefined) await killEscapes(run);
+  return waitForFrozenTreeDeath(run, bounds.verifyMs);
 }
 
 export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillTreeOptions = {}): Promise<KillOutcome> {
@@ -183,7 +256,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
     graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
-  const initial = await observe(run);
+  const initial = await observeInitially(run);
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty();
   if (uncertain !== null) {
@@ -205,7 +278,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
       }
       lastError = (error as Error).message;
       killRootDirectly(run);
-      survivors = await waitForDeath(run, { boundMs: bounds.verifyMs, pollMs: VERIFY_POLL_MS, confirmCookies: true });
+      survivors = await waitForDeath(run, { boundMs: bounds.verifyMs, pollMs: VERIFY_POLL_MS, confirm: 'all' });
     }
     run.timeline.add({
       action: 'verify',

@@ -11,7 +11,7 @@ import { killTree } from '../kill/kill-tree.js';
 import { readRunCookies } from '../ownership/cookie.js';
 import { startRun } from '../run/index.js';
 import { RUN_AS_NODE_ENV } from '../runtime/node-command.js';
-import { ensureStateDir } from '../state/state-dir.js';
+import { ensureStateDir, type StatePaths } from '../state/state-dir.js';
 import { readProcEntry, readProcTable } from '../table/linux-proc.js';
 import { createContainment } from './containment.js';
 import { createGuardian } from './guardian.js';
@@ -19,8 +19,9 @@ import { guardianLogPath } from './guardian-process.js';
 import {
   type GuardianConfig,
   type GuardianMessage,
-  isHolderMessage,
   LEASE_PIPE_FD,
+  parseGuardianConfig,
+  parseHolderMessage,
   RELEASE_TOKEN,
 } from './protocol.js';
 
@@ -31,8 +32,20 @@ const IGNORED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 // The holder's terminal or group may be signalled; only lease EOF ends a guardian.
 for (const signal of IGNORED_SIGNALS) process.on(signal, () => {});
 
-const config = JSON.parse(process.argv[2] ?? '{}') as GuardianConfig;
-const paths = ensureStateDir(config.stateDir);
+/** A config or state dir the guardian cannot trust: nothing is started, the holder sees the exit. */
+const EXIT_UNTRUSTED_START = 2;
+
+function startUp(): { config: GuardianConfig; paths: StatePaths } {
+  try {
+    const config = parseGuardianConfig(process.argv[2] ?? '');
+    return { config, paths: ensureStateDir(config.stateDir) };
+  } catch (error) {
+    process.stderr.write(`treewarden guardian: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(EXIT_UNTRUSTED_START);
+  }
+}
+
+const { config, paths } = startUp();
 const logFile = guardianLogPath(config);
 const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
 // Linux reads its start time from /proc; elsewhere (macOS, untested) the pid alone is recorded.
@@ -63,8 +76,10 @@ const guardian = createGuardian(config, {
 });
 log(`guardian up for lease ${config.leaseId} (${containment.kind}, active=${containment.active})`);
 
-process.on('message', (message) => {
-  if (isHolderMessage(message)) guardian.handle(message);
+process.on('message', (raw) => {
+  const message = parseHolderMessage(raw);
+  if (message !== null) guardian.handle(message);
+  else log(`dropped an invalid message from the holder`);
 });
 // Disconnect alone means nothing: the lease pipe decides.
 process.on('disconnect', () => log('IPC channel closed'));

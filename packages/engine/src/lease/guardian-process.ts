@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCommand } from '../runtime/node-command.js';
 import { statePaths } from '../state/state-dir.js';
-import { type GuardianConfig, type GuardianMessage, isGuardianMessage } from './protocol.js';
+import { type GuardianConfig, type GuardianMessage, parseGuardianMessage } from './protocol.js';
 
 /** Node start-up of the guardian on a loaded machine. */
 export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
@@ -63,8 +63,9 @@ export function waitForReady(child: ChildProcess): Promise<Extract<GuardianMessa
     const onError = (error: Error) => fail(`failed to start: ${error.message}`);
     const onExit = (code: number | null, signal: string | null) =>
       fail(`exited during start-up (code ${code}, signal ${signal})`);
-    const onMessage = (message: unknown) => {
-      if (!isGuardianMessage(message) || message.t !== 'ready') return;
+    const onMessage = (raw: unknown) => {
+      const message = parseGuardianMessage(raw);
+      if (message === null || message.t !== 'ready') return;
       clearTimeout(timer);
       child.off('error', onError).off('exit', onExit).off('message', onMessage);
       resolveReady(message);

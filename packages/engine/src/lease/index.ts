@@ -13,17 +13,23 @@ export {
   type ReleaseResult,
 } from './open-lease.js';
 export {
+  checkLeaseFile,
   classifyLease,
   createLeaseFileCache,
   type IdentityProbe,
   isIdentityAlive,
   type LeaseFile,
   type LeaseFileCache,
+  type LeaseFileProblem,
+  type LeaseFileRead,
+  type LeaseRegistryRead,
   type LeaseRunInfo,
   type LeaseState,
   type LeaseStatus,
   leaseFilePath,
   listLeases,
+  MAX_LEASE_FILE_BYTES,
   readLeaseFile,
+  readLeaseRegistry,
   writeLeaseFile,
 } from './registry.js';

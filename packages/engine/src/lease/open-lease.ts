@@ -16,8 +16,9 @@ import { readProcEntry } from '../table/linux-proc.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { type GuardianLoss, releaseWithoutGuardian, type TakeoverContext, takeOverRuns } from './guardian-loss.js';
 import { spawnGuardian, waitForReady } from './guardian-process.js';
+import { SAFE_ID } from './lease-file.js';
 import { createLeaseRun, type LeaseRun } from './lease-run.js';
-import { type GuardianConfig, type HolderMessage, isGuardianMessage, RELEASE_TOKEN } from './protocol.js';
+import { type GuardianConfig, type HolderMessage, parseGuardianMessage, RELEASE_TOKEN } from './protocol.js';
 import { becomeSubreaper, type ChildWaiter } from './subreaper-linux.js';
 
 /** Release waits this long for the guardian to end every run (grace + kill retries) and exit. */
@@ -129,8 +130,9 @@ function createLease(
   child.unref();
   leasePipe.unref();
   holdLoop();
-  child.on('message', (message) => {
-    if (!isGuardianMessage(message) || message.t === 'ready') return;
+  child.on('message', (raw) => {
+    const message = parseGuardianMessage(raw);
+    if (message === null || message.t === 'ready') return;
     const run = runs.get(message.runId);
     run?.receive(message);
     if (run !== undefined && (message.t === 'ended' || message.t === 'failed')) {
@@ -202,6 +204,7 @@ function createLease(
       // Refuse a bad spec here, synchronously, exactly as a local startRun would.
       validateRunSpec(spec);
       const runId = spec.runId ?? generateId('run');
+      if (!SAFE_ID.test(runId)) throw new Error(`run id "${runId}" may only contain letters, digits, ".", "_" and "-"`);
       specs.set(runId, { ...spec, runId, leaseId: config.leaseId });
       const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
       runs.set(runId, run);

@@ -2,48 +2,27 @@
  * The lease registry: one JSON file per lease under `<state>/leases/`, so other processes (the
  * desktop app, `treewarden orphans`) see leases held by CLIs and harnesses. The lease's guardian
  * is the only writer of its file after creation, and each write is a rename of a complete temp
- * file, so readers never see half a lease.
+ * file, so readers never see half a lease. Every file goes through the validated read
+ * (lease-file.ts): a bad one is skipped and reported in `problems`, the others are listed.
  */
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StatePaths } from '../state/state-dir.js';
+import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessIdentity } from '../table/types.js';
+import { checkLeaseFile, type LeaseFile, type LeaseFileProblem, type LeaseFileRead, VANISHED } from './lease-file.js';
 
-export interface LeaseRunInfo {
-  readonly runId: string;
-  readonly runDir: string;
-  readonly command: string;
-  readonly pid: number | null;
-  readonly startTime: string | null;
-  readonly startedAt: string;
-  /** Effective timeout and deadline; absent in files written before they were kept. */
-  readonly timeoutSeconds?: number;
-  readonly deadlineAt?: string;
-  readonly endedAt?: string;
-  readonly classification?: string;
-  /** Descendants the run kept on purpose (`keepDescendants`): released from the lease. */
-  readonly kept?: readonly ProcessIdentity[];
-}
-
-export interface LeaseFile {
-  readonly v: 1;
-  readonly id: string;
-  readonly name: string;
-  readonly holder: ProcessIdentity;
-  readonly holderLabel?: string;
-  readonly holderSession?: { readonly sid: number; readonly pgid: number };
-  readonly guardian: ProcessIdentity;
-  readonly createdAt: string;
-  /** True when the guardian became a child subreaper (Linux). */
-  readonly subreaper: boolean;
-  readonly runs: readonly LeaseRunInfo[];
-  readonly releasedAt?: string;
-  readonly endedAt?: string;
-  readonly endReason?: 'released' | 'holder_died';
-  /** Set by the holder when the guardian died before the lease ended; the holder then supervises. */
-  readonly guardianLostAt?: string;
-}
+export {
+  checkLeaseFile,
+  type LeaseFile,
+  type LeaseFileProblem,
+  type LeaseFileRead,
+  type LeaseRunInfo,
+  leaseFilePath,
+  MAX_LEASE_FILE_BYTES,
+  readLeaseFile,
+  writeLeaseFile,
+} from './lease-file.js';
 
 /**
  * `held`: holder alive, lease open. `holder_dead`: the holder is gone but the guardian has not
@@ -57,6 +36,12 @@ export interface LeaseStatus {
   readonly state: LeaseState;
   readonly holderAlive: boolean;
   readonly guardianAlive: boolean;
+}
+
+/** What one read of the registry found: the valid leases, and every file that was skipped. */
+export interface LeaseRegistryRead {
+  readonly leases: LeaseStatus[];
+  readonly problems: LeaseFileProblem[];
 }
 
 export type IdentityProbe = (identity: ProcessIdentity) => boolean;
@@ -73,26 +58,6 @@ export function isIdentityAlive(
   return entry !== null && entry.startTime === identity.startTime && !isZombie(entry);
 }
 
-export function leaseFilePath(paths: StatePaths, leaseId: string): string {
-  return join(paths.leasesDir, `${leaseId}.json`);
-}
-
-export function writeLeaseFile(paths: StatePaths, lease: LeaseFile): void {
-  const target = leaseFilePath(paths, lease.id);
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(lease, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, target);
-}
-
-export function readLeaseFile(path: string): LeaseFile | null {
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as LeaseFile;
-    return value.v === 1 && typeof value.id === 'string' ? value : null;
-  } catch {
-    return null;
-  }
-}
-
 export function classifyLease(lease: LeaseFile, probe: IdentityProbe = isIdentityAlive): LeaseStatus {
   const holderAlive = probe(lease.holder);
   const guardianAlive = probe(lease.guardian);
@@ -105,34 +70,33 @@ export function classifyLease(lease: LeaseFile, probe: IdentityProbe = isIdentit
 }
 
 /**
- * Parsed lease files kept between reads by a poller, keyed by path. A file is re-read only when its
- * inode, size or mtime changed: every write is a rename of a new temp file, so any write changes the
- * inode. Unreadable files are not kept (a crash mid-create may be completed later).
+ * Validated lease files kept between reads by a poller, keyed by path. A file is re-read only when
+ * its inode, size or mtime changed: every write is a rename of a new temp file, so any write
+ * changes the inode. Bad files are kept too, so a huge or corrupt one is not re-read every tick.
  */
 export interface LeaseFileCache {
-  read(path: string): LeaseFile | null;
+  read(path: string): LeaseFileRead;
   /** Drops the files not in `paths` (deleted leases), so the cache never outgrows the directory. */
   keepOnly(paths: ReadonlySet<string>): void;
 }
 
 export function createLeaseFileCache(): LeaseFileCache {
-  const entries = new Map<string, { readonly key: string; readonly lease: LeaseFile }>();
+  const entries = new Map<string, { readonly key: string; readonly read: LeaseFileRead }>();
   return {
     read(path) {
       let key: string;
       try {
-        const stat = statSync(path, { bigint: true });
-        key = `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+        const stat = lstatSync(path, { bigint: true });
+        key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.mode}`;
       } catch {
         entries.delete(path);
-        return null;
+        return { ok: false, problem: VANISHED };
       }
       const cached = entries.get(path);
-      if (cached?.key === key) return cached.lease;
-      const lease = readLeaseFile(path);
-      if (lease === null) entries.delete(path);
-      else entries.set(path, { key, lease });
-      return lease;
+      if (cached?.key === key) return cached.read;
+      const read = checkLeaseFile(path);
+      entries.set(path, { key, read });
+      return read;
     },
     keepOnly(paths) {
       for (const path of entries.keys()) if (!paths.has(path)) entries.delete(path);
@@ -140,27 +104,45 @@ export function createLeaseFileCache(): LeaseFileCache {
   };
 }
 
+/** Lease files being written right now (`<id>.json.<pid>.tmp`) are not leases yet. */
+function leaseFileNames(paths: StatePaths): string[] {
+  try {
+    return readdirSync(paths.leasesDir).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+}
+
 /**
- * Every lease on record, newest first. Unreadable files (a crash mid-create) are skipped. Pollers
- * pass a `cache` so unchanged files are not re-read and re-parsed on every tick; liveness is
- * probed afresh either way.
+ * Every lease on record, newest first, plus the files that were skipped and why. Refuses an
+ * untrusted state dir (StateDirError) before reading anything. Pollers pass a `cache` so
+ * unchanged files are not re-read on every tick; liveness is probed afresh either way.
  */
+export function readLeaseRegistry(
+  paths: StatePaths,
+  probe: IdentityProbe = isIdentityAlive,
+  cache?: LeaseFileCache,
+): LeaseRegistryRead {
+  verifyStateDir(paths.root);
+  const files = leaseFileNames(paths).map((name) => join(paths.leasesDir, name));
+  cache?.keepOnly(new Set(files));
+  const leases: LeaseStatus[] = [];
+  const problems: LeaseFileProblem[] = [];
+  for (const path of files) {
+    const read = cache === undefined ? checkLeaseFile(path) : cache.read(path);
+    // A file deleted between the listing and the read was a lease that ended, not a problem.
+    if (read.ok) leases.push(classifyLease(read.lease, probe));
+    else if (read.problem !== VANISHED) problems.push({ path, problem: read.problem });
+  }
+  leases.sort((a, b) => b.lease.createdAt.localeCompare(a.lease.createdAt));
+  return { leases, problems };
+}
+
+/** The valid leases of `readLeaseRegistry`, for callers that have nowhere to report problems. */
 export function listLeases(
   paths: StatePaths,
   probe: IdentityProbe = isIdentityAlive,
   cache?: LeaseFileCache,
 ): LeaseStatus[] {
-  let names: string[];
-  try {
-    names = readdirSync(paths.leasesDir).filter((name) => name.endsWith('.json'));
-  } catch {
-    return [];
-  }
-  const files = names.map((name) => join(paths.leasesDir, name));
-  cache?.keepOnly(new Set(files));
-  const leases = files.map((file) => (cache === undefined ? readLeaseFile(file) : cache.read(file)));
-  return leases
-    .filter((lease): lease is LeaseFile => lease !== null)
-    .map((lease) => classifyLease(lease, probe))
-    .sort((a, b) => b.lease.createdAt.localeCompare(a.lease.createdAt));
+  return readLeaseRegistry(paths, probe, cache).leases;
 }

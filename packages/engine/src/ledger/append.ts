@@ -9,14 +9,17 @@
  * leaves a fragment without a newline, which the reader reports as torn and skips. Records are
  * capped at MAX_RECORD_BYTES (big lists are trimmed) so a write stays small and fast.
  */
-import { closeSync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import { LEDGER_VERSION, type LedgerActor, type LedgerEntry, type LedgerRecord } from './records.js';
 
 /** Keep every record well inside one write; larger kill reports are trimmed to fit. */
 export const MAX_RECORD_BYTES = 16 * 1024;
 const LEDGER_FILE_MODE = 0o600;
+const LEDGER_DIR_MODE = 0o700;
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
 const TRIMMABLE_LISTS = ['pids', 'killed', 'survivors', 'runsEnded', 'args'] as const;
 const TRIMMED_LIST_LENGTH = 32;
 
@@ -60,8 +63,13 @@ function trimRecord(record: Record<string, unknown>): Record<string, unknown> {
 /** Appends one record and flushes it to disk before returning. Returns the record as written. */
 export function appendLedgerRecord(ledgerFile: string, entry: LedgerEntry, actor?: LedgerActor): LedgerRecord {
   const line = serializeRecord(entry, actor ?? defaultActor());
-  mkdirSync(dirname(ledgerFile), { recursive: true, mode: 0o700 });
-  const fd = openSync(ledgerFile, 'a', LEDGER_FILE_MODE);
+  // Nothing is written into a directory or file another user could have planted or can read.
+  if (!checkPrivatePath(dirname(ledgerFile), 'directory')) {
+    mkdirSync(dirname(ledgerFile), { recursive: true, mode: LEDGER_DIR_MODE });
+    checkPrivatePath(dirname(ledgerFile), 'directory');
+  }
+  const fd = openPrivateFile(ledgerFile, APPEND_FLAGS, LEDGER_FILE_MODE);
+  if (fd === null) throw new Error(`ledger ${ledgerFile} could not be created (its directory vanished)`);
   try {
     const buffer = Buffer.from(line);
     const written = writeSync(fd, buffer);

@@ -132,19 +132,3 @@ export type LedgerEntry = LedgerRecord extends infer R
     ? Omit<R, 'v' | 'at' | 'by'> & { readonly by?: LedgerActor; readonly at?: string }
     : never
   : never;
-
-const KINDS: ReadonlySet<string> = new Set([
-  'lease_start',
-  'lease_end',
-  'run_start',
-  'run_end',
-  'kill',
-  'guardian_lost',
-]);
-
-/** Structural check of a parsed line; unknown kinds from newer writers are kept out, not fatal. */
-export function isLedgerRecord(value: unknown): value is LedgerRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return record.v === LEDGER_VERSION && typeof record.kind === 'string' && KINDS.has(record.kind);
-}

@@ -4,11 +4,11 @@
  * Also trees nobody registered: processes carrying a run cookie the state dir has never heard of
  * whose parent is pid 1 or a known subreaper (a guardian, a `systemd --user`), with their trees.
  */
-import { isIdentityAlive, listLeases } from '../lease/registry.js';
+import { isIdentityAlive, type LeaseFileProblem, readLeaseRegistry } from '../lease/registry.js';
 import { readLedger } from '../ledger/read.js';
 import { readRunCookies } from '../ownership/cookie.js';
 import { ancestorPids } from '../signal/guards.js';
-import type { StatePaths } from '../state/state-dir.js';
+import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
 import { type CookieReader, findRunMembers, type MemberMatch, type RunAnchor } from './membership.js';
@@ -40,6 +40,10 @@ export interface OrphanScan {
   readonly scannedAtMs: number;
   /** Torn ledger lines met while reading (reported, never fatal). */
   readonly tornLedgerLines: number;
+  /** Ledger lines that parsed but failed their schema: skipped, never believed. */
+  readonly invalidLedgerLines: number;
+  /** Lease files that were skipped, and why (the other leases were still read). */
+  readonly leaseProblems: readonly LeaseFileProblem[];
 }
 
 export interface FindOrphansOptions {
@@ -54,8 +58,11 @@ const SUBREAPER_COMMANDS: ReadonlySet<string> = new Set(['systemd']);
 
 export function findOrphans(options: FindOrphansOptions): OrphanScan {
   const readCookies = options.readCookies ?? readRunCookies;
+  // An untrusted state dir is refused (StateDirError) before one record of it is believed.
+  verifyStateDir(options.paths.root);
   const ledger = readLedger(options.paths.ledgerFile);
-  const index = buildRunIndex(options.paths, ledger.records, listLeases(options.paths), isIdentityAlive, options.now);
+  const registry = readLeaseRegistry(options.paths);
+  const index = buildRunIndex(options.paths, ledger.records, registry.leases, isIdentityAlive, options.now);
   const table = ownProcesses(options.table ?? readProcTable());
   const exclude = new Set([process.pid, ...ancestorPids(), ...index.guardians]);
   const over = [...index.runs.values()].filter((run) => run.over !== null);
@@ -77,6 +84,8 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
       .map((run) => ({ runId: run.runId, leaseId: run.leaseId, why: run.over as string })),
     scannedAtMs: table.readAtMs,
     tornLedgerLines: ledger.torn.length,
+    invalidLedgerLines: ledger.invalid.length,
+    leaseProblems: registry.problems,
   };
 }
 

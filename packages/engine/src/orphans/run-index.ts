@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LeaseStatus } from '../lease/registry.js';
 import type { LedgerRecord } from '../ledger/records.js';
+import { createRunDirResolver, type RunDirResolver } from '../state/run-dir.js';
 import type { StatePaths } from '../state/state-dir.js';
 import type { ProcessIdentity } from '../table/types.js';
 import type { DeadSession } from './membership.js';
@@ -66,6 +67,8 @@ export function buildRunIndex(
   isAlive: (identity: ProcessIdentity) => boolean,
   now: number = Date.now(),
 ): RunIndex {
+  // A recorded run dir outside runs/ (or escaping it through a symlink) is no evidence at all.
+  const resolveRunDir = createRunDirResolver(paths);
   const drafts = new Map<string, Draft>();
   const kept: ProcessIdentity[] = [];
   const draftOf = (runId: string): Draft => {
@@ -89,7 +92,7 @@ export function buildRunIndex(
       const draft = draftOf(record.runId);
       draft.started = true;
       draft.leaseId = record.leaseId ?? draft.leaseId;
-      draft.runDir = record.runDir ?? draft.runDir;
+      draft.runDir = (record.runDir !== undefined ? resolveRunDir(record.runDir) : null) ?? draft.runDir;
       if (record.pid !== null && record.startTime !== null)
         draft.root = { pid: record.pid, startTime: record.startTime };
       draft.recorderAlive =
@@ -124,12 +127,12 @@ export function buildRunIndex(
       kept.push(...(run.kept ?? []));
       const draft = draftOf(run.runId);
       draft.leaseId = status.lease.id;
-      draft.runDir ??= run.runDir;
+      draft.runDir ??= resolveRunDir(run.runDir);
       if (draft.root === null && run.pid !== null && run.startTime !== null)
         draft.root = { pid: run.pid, startTime: run.startTime };
     }
   }
-  addUnrecordedRunDirs(paths, drafts, now);
+  addUnrecordedRunDirs(paths, resolveRunDir, drafts, now);
   const runs = new Map<string, KnownRun>();
   for (const [runId, draft] of drafts) {
     const leaseOver = draft.leaseId !== null ? (deadLeases.get(draft.leaseId) ?? null) : null;
@@ -149,7 +152,12 @@ export function buildRunIndex(
   return { runs, deadLeases, liveLeases, guardians, deadSessions, kept };
 }
 
-function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now: number): void {
+function addUnrecordedRunDirs(
+  paths: StatePaths,
+  resolveRunDir: RunDirResolver,
+  drafts: Map<string, Draft>,
+  now: number,
+): void {
   let names: string[];
   try {
     names = readdirSync(paths.runsDir);
@@ -157,7 +165,8 @@ function addUnrecordedRunDirs(paths: StatePaths, drafts: Map<string, Draft>, now
     return;
   }
   for (const name of names) {
-    const runDir = join(paths.runsDir, name);
+    const runDir = resolveRunDir(join(paths.runsDir, name));
+    if (runDir === null) continue;
     const known = drafts.get(name);
     if (known !== undefined) {
       known.runDir ??= runDir;

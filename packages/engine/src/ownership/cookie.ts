@@ -17,7 +17,13 @@ export interface RunCookies {
   readonly leaseId?: string;
 }
 
-/** Reads at most `maxBytes` of /proc/PID/environ; null when unreadable (gone, zombie, other user). */
+/** One buffer for every environ read (reads are synchronous): no 256 KiB allocation per process. */
+let environBuffer: Buffer | null = null;
+
+/**
+ * Reads at most `maxBytes` of /proc/PID/environ; null when unreadable (gone, zombie, other user).
+ * The result is a view of a shared buffer, valid until the next call: copy what must be kept.
+ */
 export function readEnvironBounded(pid: number, maxBytes = MAX_ENVIRON_BYTES): Buffer | null {
   let fd: number;
   try {
@@ -26,7 +32,8 @@ export function readEnvironBounded(pid: number, maxBytes = MAX_ENVIRON_BYTES): B
     return null;
   }
   try {
-    const buffer = Buffer.allocUnsafe(maxBytes);
+    if (environBuffer === null || environBuffer.length < maxBytes) environBuffer = Buffer.allocUnsafe(maxBytes);
+    const buffer = environBuffer;
     let length = 0;
     while (length < maxBytes) {
       const read = readSync(fd, buffer, length, maxBytes - length, null);

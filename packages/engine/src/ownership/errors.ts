@@ -25,7 +25,10 @@ export function unownedMemberError(pgid: number, member: ProcessEntry): Identity
 /** A group signal answered EPERM while a running member remains: fatal, the kill cannot proceed. */
 export class GroupEpermError extends Error {
   readonly code = 'EPERM';
-  constructor(pgid: number, running: readonly number[]) {
+  constructor(
+    readonly pgid: number,
+    running: readonly number[],
+  ) {
     super(
       `EPERM signalling process group ${pgid}: running member(s) ${running.join(', ')} remain; ` +
         'they belong to another user or are protected, so this tree cannot be ended from here',

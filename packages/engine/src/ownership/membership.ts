@@ -12,6 +12,13 @@ export interface Member {
   readonly startTime: string;
   ppid: number;
   pgid: number;
+  sid: number;
+  /**
+   * The session this member was seen in while the session's leader was an owned member (or the
+   * member itself): every process in such a session descends from that leader. Kept while the
+   * member stays in it (a process leaves a session only by setsid, becoming its own leader).
+   */
+  vouchedSid: number | null;
   /** Distance from the root along observed ancestry (cookie finds: one below their known parent, or 1). */
   depth: number;
   zombie: boolean;
@@ -33,6 +40,8 @@ export function createMembership(root: ProcessIdentity): Membership {
     startTime: root.startTime,
     ppid: 0,
     pgid: 0,
+    sid: 0,
+    vouchedSid: null,
     depth: 0,
     zombie: false,
     via: 'root',
@@ -51,6 +60,8 @@ function admit(membership: Membership, entry: ProcessEntry, depth: number, via: 
     startTime: entry.startTime,
     ppid: entry.ppid,
     pgid: entry.pgid,
+    sid: entry.sid,
+    vouchedSid: null,
     depth,
     zombie: isZombie(entry),
     via,
@@ -73,11 +84,26 @@ export function refreshMembers(
     else {
       member.ppid = entry.ppid;
       member.pgid = entry.pgid;
+      if (member.sid !== entry.sid) member.vouchedSid = null;
+      member.sid = entry.sid;
       member.zombie = isZombie(entry);
       if (!member.zombie && entry.pgid === entry.pid) membership.groups.add(entry.pgid);
     }
   }
   return { recycled, vanished };
+}
+
+/**
+ * Marks members whose session leader is owned and identical in `table` (see Member.vouchedSid).
+ * Sids are compared only where the platform reports them (sid 0 means unknown).
+ */
+export function vouchSessions(membership: Membership, table: ProcessTable): void {
+  for (const member of membership.members.values()) {
+    const entry = table.entries.get(member.pid);
+    if (entry === undefined || entry.startTime !== member.startTime || entry.sid <= 0) continue;
+    const leader = table.entries.get(entry.sid);
+    if (leader !== undefined && ownsEntry(membership, leader)) member.vouchedSid = entry.sid;
+  }
 }
 
 /** Drops groups no owned member is in any more: once empty, a pgid may be reused by a stranger. */
@@ -128,6 +154,12 @@ export function admitCookieCarriers(membership: Membership, table: ProcessTable,
   }
   // Forget identities that no longer exist, so the cache follows the machine, not its history.
   for (const key of membership.nonCarriers) if (!present.has(key)) membership.nonCarriers.delete(key);
+  admitCarriers(membership, table, carriers);
+  return carriers;
+}
+
+/** Admits confirmed cookie carriers found in `table` (one below their known parent, or depth 1). */
+export function admitCarriers(membership: Membership, table: ProcessTable, carriers: readonly ProcessIdentity[]): void {
   for (const carrier of carriers) {
     const entry = table.entries.get(carrier.pid);
     if (entry === undefined) continue;
@@ -135,5 +167,4 @@ export function admitCookieCarriers(membership: Membership, table: ProcessTable,
     admit(membership, entry, parentDepth === undefined ? 1 : parentDepth + 1, 'cookie');
     if (entry.pgid === entry.pid) membership.groups.add(entry.pgid);
   }
-  return carriers;
 }

@@ -20,6 +20,13 @@ export interface SignalRequest {
    * read twice). Never pass an older table: revalidation is only as fresh as this read.
    */
   readonly freshTable?: ProcessTable;
+  /**
+   * Revalidate on a fresh read of the owned trees instead of the whole machine (tree-view.ts),
+   * falling back to a whole-machine read when that view cannot vouch for every wanted group.
+   */
+  readonly treeView?: boolean;
+  /** With `treeView`: a read of the owned trees the caller took immediately before (not read twice). */
+  readonly freshTreeView?: ProcessTable;
 }
 
 export interface GracefulRoots {

@@ -4,6 +4,7 @@
  * `kill()` (kill/owner-kill.ts) drives graceful SIGTERM, freeze, SIGKILL, verify and retry on top.
  */
 
+import { existsSync } from 'node:fs';
 import { killOwnedTree } from '../kill/owner-kill.js';
 import type {
   KillOutcome,
@@ -15,26 +16,41 @@ import type {
 } from '../kill/types.js';
 import { ownProcessGroup } from '../signal/guards.js';
 import { createSignalOps } from '../signal/signal-ops.js';
+import { createLinuxReader } from '../table/linux-reader.js';
 import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
+import { findEscapedCarriers } from './escapes.js';
 import {
+  admitCarriers,
   admitCookieCarriers,
   admitDescendants,
   createMembership,
   type Membership,
   pruneGroups,
   refreshMembers,
+  vouchSessions,
 } from './membership.js';
 import { sendPlan } from './send-plan.js';
 import { type GracefulRoots, gracefulRoots, planSignal, type SignalRequest } from './signal-plan.js';
+import { treeViewVouches } from './tree-view.js';
 
 export interface CreateTreeOwnerOptions extends TreeOwnerOptions {
   /** The caller's own process group, never signalled. Default: read from /proc (Linux). */
   readonly callerGroup?: number | null;
 }
 
-export type ObserveScope = 'all' | 'trees';
+/**
+ * `all`: the whole machine (also finds cookie carriers anywhere); `trees`: the owned pids and
+ * their descendants; `escapes`: the trees, plus (with a run cookie) the children of the places
+ * an escape is reparented to (escapes.ts), whole-machine only where the reader cannot do that;
+ * `adopters`: the escapes part alone, for a tree just read that can no longer fork (frozen and
+ * killed); `members`: only the owned pids themselves (watching such a tree die).
+ */
+export type ObserveScope = 'all' | 'trees' | 'escapes' | 'adopters' | 'members';
+
+/** Parents of top members remembered as places escapes may be reparented under; bounded. */
+const MAX_ADOPTER_HINTS = 64;
 
 export interface SignalReport {
   /** Groups the signal was sent to. */
@@ -75,8 +91,15 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   signal(signal: SignalName, request?: SignalRequest): Promise<SignalReport>;
 }
 
+/** The owner's default reader: on Linux /proc without cwd (ownership never looks at it). */
+function createOwnerReader(): TableReader {
+  return process.platform === 'linux' && existsSync('/proc/self/stat')
+    ? createLinuxReader({ cwd: false })
+    : createTableReader();
+}
+
 export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerOptions = {}): RevalidatingTreeOwner {
-  const reader = options.reader ?? createTableReader();
+  const reader = options.reader ?? createOwnerReader();
   const signals = options.signals ?? createSignalOps();
   const knownCallerGroup = options.callerGroup === undefined ? ownProcessGroup() : options.callerGroup;
   // Off Linux our own group is read from the same table (our own entry), at every signal.
@@ -85,6 +108,11 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   let lastTable: ProcessTable | null = null;
   const membership: Membership = createMembership(root);
   let anchorError: IdentityUncertainError | null = null;
+  const adopterHints = new Set<number>();
+  /** `lastAllocatedPid()` taken before the last cookie sweep's read; null before the first one. */
+  let sweepPidMark: number | null = null;
+  /** The mark taken as the current `escapes` sweep started. */
+  let sweepStartMark: number | null = null;
   let rootRecycledError: IdentityUncertainError | null = null;
 
   function admitNew(table: ProcessTable, partial = false): ProcessIdentity[] {
@@ -95,10 +123,20 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     return [...fromCookie, ...fromAncestry];
   }
 
-  /** `partial`: a tree-only read (owned pids and their descendants), not the whole machine. */
-  function observeTable(table: ProcessTable, partial = false): ProcessIdentity[] {
+  /**
+   * After a cookie sweep: any later escape gets a pid allocated after this mark (taken before the
+   * sweep's read, so nothing created during it is left out).
+   */
+  function markSweep(mark: number | null = sweepStartMark): void {
+    sweepPidMark = mark;
+  }
+
+  /** `partial`: not the whole machine (a tree or pid read); `pidMark`: taken before a whole read. */
+  function observeTable(table: ProcessTable, partial = false, pidMark: number | null = null): ProcessIdentity[] {
     if (!partial) lastTable = table;
     const { recycled, vanished } = refreshMembers(membership, table);
+    // A whole-machine read with the run cookie finds carriers wherever they hid: a sweep.
+    if (!partial && options.runId) markSweep(pidMark);
     for (const member of vanished) membership.members.delete(member.pid);
     for (const [member, now] of recycled) {
       membership.members.delete(member.pid);
@@ -109,12 +147,83 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       anchorError ??= rootRecycledError;
     }
     const admitted = admitNew(table, partial);
+    vouchSessions(membership, table);
+    noteAdopters();
     if (anchorError !== null && [...membership.members.values()].some((m) => !m.zombie)) anchorError = null;
     return admitted;
   }
 
+  /** The parents of top members (not owned themselves): their ancestry is where escapes land. */
+  function noteAdopters(): void {
+    for (const member of membership.members.values()) {
+      if (member.zombie || member.ppid <= 1 || membership.members.has(member.ppid)) continue;
+      if (adopterHints.size < MAX_ADOPTER_HINTS) adopterHints.add(member.ppid);
+    }
+  }
+
+  /**
+   * The cookie carriers among the children of where escapes are reparented, after a tree read
+   * unless `readTreesFirst` is false (the caller just read the trees and they cannot fork).
+   */
+  async function observeEscapes(readTreesFirst: boolean): Promise<ProcessTable | null> {
+    sweepStartMark = reader.lastAllocatedPid?.() ?? null;
+    let latest: ProcessTable | null = null;
+    if (readTreesFirst) {
+      latest = await reader.readTrees([...membership.members.keys()]);
+      if (latest === null) return null;
+      observeTable(latest, true);
+    }
+    if (options.runId === undefined || options.runId === '') return latest;
+    const adopted =
+      reader.readAdopters === undefined
+        ? null
+        : await reader.readAdopters([...adopterHints], {
+            notBefore: root.startTime,
+            known: new Set(membership.members.keys()),
+            ...(sweepPidMark === null ? {} : { allocatedAfter: sweepPidMark }),
+          });
+    // A reader that cannot look where orphans land: the whole machine is the only other place.
+    if (adopted === null) return owner.observeRead('all');
+    const carriers = findEscapedCarriers(membership, adopted, options.runId);
+    markSweep();
+    if (carriers.length === 0) return latest ?? adopted;
+    admitCarriers(membership, adopted, carriers);
+    const withCarriers = await reader.readTrees([...membership.members.keys()]);
+    if (withCarriers !== null) observeTable(withCarriers, true);
+    return withCarriers;
+  }
+
   async function readTable(): Promise<ProcessTable | null> {
     return reader.readAll();
+  }
+
+  /** Drops vanished members and throws on a recycled one, against a fresh (whole or tree) read. */
+  function revalidate(table: ProcessTable): void {
+    const { recycled, vanished } = refreshMembers(membership, table);
+    const first = recycled[0];
+    if (first !== undefined) throw recycledPidError(first[0], first[1]);
+    for (const member of vanished) membership.members.delete(member.pid);
+  }
+
+  /**
+   * A signal revalidated on a fresh read of the owned trees (tree-view.ts). Null, with nothing
+   * sent, when that view cannot vouch for every wanted group: the caller then revalidates on a
+   * whole-machine read.
+   */
+  async function signalOnTreeView(signal: SignalName, request: SignalRequest): Promise<SignalReport | null> {
+    const view = request.freshTreeView ?? (await reader.readTrees([...membership.members.keys()]));
+    if (view === null) throw new NoTableError();
+    revalidate(view);
+    admitDescendants(membership, view);
+    pruneGroups(membership, view);
+    vouchSessions(membership, view);
+    if (anchorError !== null) throw anchorError;
+    const callerGroup = callerGroupIn(lastTable);
+    const graceful = request.graceful === true ? gracefulRoots(membership, root.pid, callerGroup).groups : undefined;
+    const wanted = (request.groups ?? graceful ?? [...membership.groups]).filter((pgid) => pgid !== callerGroup);
+    if (!treeViewVouches(membership, view, wanted)) return null;
+    const plan = planSignal(membership, view, root.pid, callerGroup, request);
+    return { ...(await sendPlan(plan, signal, signals, reader)), table: view };
   }
 
   const owner: RevalidatingTreeOwner = {
@@ -126,8 +235,16 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       await owner.observeRead(scope);
     },
     async observeRead(scope: ObserveScope = 'all') {
-      const table = scope === 'all' ? await readTable() : await reader.readTrees([...membership.members.keys()]);
-      if (table !== null) observeTable(table, scope === 'trees');
+      if (scope === 'escapes' || scope === 'adopters') return observeEscapes(scope === 'escapes');
+      const owned = [...membership.members.keys()];
+      const pidMark = scope === 'all' ? (reader.lastAllocatedPid?.() ?? null) : null;
+      const table =
+        scope === 'all'
+          ? await readTable()
+          : scope === 'members' && reader.readPids !== undefined
+            ? await reader.readPids(owned)
+            : await reader.readTrees(owned);
+      if (table !== null) observeTable(table, scope !== 'all', pidMark);
       return table;
     },
     observeTable,
@@ -143,14 +260,14 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     uncertainty: () => anchorError?.message ?? null,
     rootRecycled: () => rootRecycledError?.message ?? null,
     async signal(signal, request = {}) {
+      const viewed = request.treeView === true ? await signalOnTreeView(signal, request) : null;
+      if (viewed !== null) return viewed;
       const table = request.freshTable ?? (await readTable());
       if (table === null) throw new NoTableError();
       // The exact race: an owned pid recycled since the last observation refuses everything.
-      const { recycled, vanished } = refreshMembers(membership, table);
-      const first = recycled[0];
-      if (first !== undefined) throw recycledPidError(first[0], first[1]);
-      for (const member of vanished) membership.members.delete(member.pid);
+      revalidate(table);
       admitNew(table);
+      vouchSessions(membership, table);
       if (anchorError !== null) throw anchorError;
       lastTable = table;
       const plan = planSignal(membership, table, root.pid, callerGroupIn(table), request);

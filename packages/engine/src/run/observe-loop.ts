@@ -2,9 +2,9 @@
  * Observes the run's owned tree every RUN_POLL_INTERVAL_MS, so descendants are remembered by
  * identity before their parents exit and they are reparented. Each tick is the owned-tree
  * refresh: only the owned pids and their descendants are read, so the cost follows the tree, not
- * the machine. Escapes that lost their parent between two ticks are still found by the run cookie
- * in the full observation the kill and the root-exit check make. One tick at a time: a slow read
- * delays the next tick instead of piling up.
+ * the machine. Escapes that lost their parent between two ticks are still found by the run cookie:
+ * the kill looks where orphans are reparented, the root-exit check reads the whole machine. One
+ * tick at a time: a slow read delays the next tick instead of piling up.
  */
 import type { TreeOwner } from '../kill/types.js';
 import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';

@@ -17,7 +17,7 @@ export {
   spawnCommand,
 } from './inspector.js';
 export { readProcEntry, readProcTable } from './linux-proc.js';
-export { createLinuxReader, type LinuxReader, MAX_CACHED_IDENTITIES } from './linux-reader.js';
+export { createLinuxReader, type LinuxReader, type LinuxReaderOptions, MAX_CACHED_IDENTITIES } from './linux-reader.js';
 export { clockTicks, listPids, parseProcStat, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 export { createTableReader } from './reader.js';
 export { filterTrees, indexChildren } from './trees.js';

@@ -79,8 +79,9 @@ function readCwd(pid: number, identity: CachedIdentity): string | null | undefin
 /**
  * One entry from an already-read stat line. `cache` supplies and receives the per-identity part;
  * pass a fresh Map to read everything anew. Returns null when the process vanished mid-read.
+ * `withCwd: false` skips the cwd readlink (null cwd) for readers that never look at it.
  */
-export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache): ProcessEntry | null {
+export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache, withCwd = true): ProcessEntry | null {
   let identity = cache.get(pid);
   if (
     identity === undefined ||
@@ -94,7 +95,7 @@ export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache):
     cache.set(pid, identity);
   }
   const zombie = stat.state === 'Z' || stat.state === 'X';
-  const cwd = zombie ? null : readCwd(pid, identity);
+  const cwd = zombie || !withCwd ? null : readCwd(pid, identity);
   if (cwd === undefined) return null;
   const ticks = clockTicks();
   return {

@@ -4,14 +4,17 @@
  * that reads only the given roots and what `/proc/PID/task/TID/children` says descends from them.
  */
 
+import { statSync } from 'node:fs';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { listPids, readStatFields } from './linux-stat.js';
+import { listPids, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
-import type { ProcessEntry, ProcessTable, TableReader } from './types.js';
+import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
 /** Above this many cached identities without a full snapshot to prune them, start over. */
 export const MAX_CACHED_IDENTITIES = 65_536;
+/** Ancestor chains are short; a longer one means a ppid loop in a torn read, so stop there. */
+const MAX_ANCESTRY_DEPTH = 64;
 
 export interface LinuxReader extends TableReader {
   /** The full table, synchronously. */
@@ -28,8 +31,60 @@ function orNull(read: () => ProcessTable): ProcessTable | null {
   }
 }
 
-export function createLinuxReader(): LinuxReader {
+/** The last pid the kernel allocated in our pid namespace; null where the file is missing. */
+function readLastPid(): number | null {
+  const text = readProcText('/proc/sys/kernel/ns_last_pid');
+  const pid = text === null ? Number.NaN : Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * Whether a pid was allocated after `mark`: pids are handed out in increasing order and wrap at
+ * pid_max, so "after" is the cyclic range (mark, now]. A full wrap since the mark would hide a pid
+ * from this test: a missed candidate, never a wrong one, and no more than pid_max forks ago.
+ */
+function allocatedSince(mark: number | undefined): (pid: number) => boolean {
+  const now = mark === undefined ? null : readLastPid();
+  if (mark === undefined || now === null) return () => true;
+  return now >= mark ? (pid) => pid > mark && pid <= now : (pid) => pid > mark || pid <= now;
+}
+
+/**
+ * What deciding on a candidate takes (identity, ancestry, state, uid) and nothing more: no argv,
+ * no cwd. Null when the process vanished meanwhile.
+ */
+function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
+  let uid: number;
+  try {
+    uid = statSync(`/proc/${pid}`).uid;
+  } catch {
+    return null;
+  }
+  return {
+    pid,
+    startTime: stat.startTicks,
+    ppid: stat.ppid,
+    pgid: stat.pgid,
+    sid: stat.sid,
+    state: stat.state,
+    uid,
+    command: stat.command,
+    args: [],
+    cwd: null,
+    cpuTimeMs: 0,
+    rssBytes: 0,
+    startedAtMs: 0,
+  };
+}
+
+export interface LinuxReaderOptions {
+  /** false: entries carry no cwd (one readlink per process saved); for owners, which never use it. */
+  readonly cwd?: boolean;
+}
+
+export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
   let cache: IdentityCache = new Map();
+  const withCwd = options.cwd !== false;
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
@@ -40,7 +95,7 @@ export function createLinuxReader(): LinuxReader {
       if (stat === null) continue;
       const known = cache.get(pid);
       if (known !== undefined) next.set(pid, known);
-      const entry = buildEntry(pid, stat, next);
+      const entry = buildEntry(pid, stat, next, withCwd);
       if (entry !== null) entries.set(pid, entry);
     }
     cache = next;
@@ -55,11 +110,50 @@ export function createLinuxReader(): LinuxReader {
       if (entries.has(pid) || pid <= 0) continue;
       const stat = readStatFields(pid);
       if (stat === null) continue;
-      const entry = buildEntry(pid, stat, cache);
+      const entry = buildEntry(pid, stat, cache, withCwd);
       if (entry === null) continue;
       entries.set(pid, entry);
       // Zombies have no children file worth reading: their children were already reparented.
       if (stat.state !== 'Z') pending.push(...readChildPids(pid, stat.numThreads));
+    }
+    return { entries, readAtMs: Date.now() };
+  }
+
+  function snapshotAdopters(pids: readonly number[], filter: AdopterFilter): ProcessTable {
+    if (cache.size > MAX_CACHED_IDENTITIES) cache = new Map();
+    // Start times are clock ticks since boot: older processes are skipped once their stat is read.
+    const oldest = filter.notBefore === undefined ? Number.NEGATIVE_INFINITY : Number(filter.notBefore);
+    const isNew = allocatedSince(filter.allocatedAfter);
+    const ancestors = new Map<number, number>();
+    for (const pid of [...pids, 1]) {
+      let current = pid;
+      for (let depth = 0; depth < MAX_ANCESTRY_DEPTH && current >= 1 && !ancestors.has(current); depth += 1) {
+        const stat = readStatFields(current);
+        if (stat === null || stat.state === 'Z') break;
+        ancestors.set(current, stat.numThreads);
+        current = stat.ppid;
+      }
+    }
+    const entries = new Map<number, ProcessEntry>();
+    for (const [ancestor, numThreads] of ancestors) {
+      for (const child of readChildPids(ancestor, numThreads)) {
+        const skip = entries.has(child) || filter.known?.has(child) === true || !isNew(child);
+        const stat = skip ? null : readStatFields(child);
+        // Zombies are stopped already (and unreaped dead members land here): nothing to find in them.
+        if (stat === null || stat.state === 'Z' || stat.state === 'X' || Number(stat.startTicks) < oldest) continue;
+        const entry = identityEntry(child, stat);
+        if (entry !== null) entries.set(child, entry);
+      }
+    }
+    return { entries, readAtMs: Date.now() };
+  }
+
+  function snapshotPids(pids: readonly number[]): ProcessTable {
+    const entries = new Map<number, ProcessEntry>();
+    for (const pid of pids) {
+      const stat = readStatFields(pid);
+      const entry = stat === null ? null : buildEntry(pid, stat, cache, withCwd);
+      if (entry !== null) entries.set(pid, entry);
     }
     return { entries, readAtMs: Date.now() };
   }
@@ -76,5 +170,9 @@ export function createLinuxReader(): LinuxReader {
     // Only an unreadable /proc itself throws; that is "no table", never a partial one.
     readAll: async () => orNull(snapshot),
     readTrees: async (rootPids) => orNull(() => snapshotTrees(rootPids)),
+    readPids: async (pids) => orNull(() => snapshotPids(pids)),
+    readAdopters: async (pids, filter = {}) =>
+      hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
+    lastAllocatedPid: readLastPid,
   };
 }

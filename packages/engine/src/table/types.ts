@@ -54,6 +54,32 @@ export interface TableReader {
    * do this cheaply fall back to a full read filtered down.
    */
   readTrees(rootPids: readonly number[]): Promise<ProcessTable | null>;
+  /**
+   * Optional: just the given pids, no descendants (the cheapest re-read of known identities, e.g.
+   * to watch a frozen tree die). Without it, callers use `readTrees`.
+   */
+  readPids?(pids: readonly number[]): Promise<ProcessTable | null>;
+  /**
+   * Optional (Linux): the ancestors of the given pids up to pid 1, and the direct children of each
+   * ancestor. A process whose parent dies is reparented to the nearest subreaper ancestor or to
+   * pid 1, so this is where a tree's escapes land, read without reading the whole machine.
+   */
+  readAdopters?(pids: readonly number[], filter?: AdopterFilter): Promise<ProcessTable | null>;
+  /** Optional (Linux): the pid most recently allocated (`ns_last_pid`), to mark a moment in pid order. */
+  lastAllocatedPid?(): number | null;
+}
+
+/** Children of adopters left out unread by `readAdopters`. */
+export interface AdopterFilter {
+  /** Started earlier than this (this platform's start time format): nothing older descends from a tree's root. */
+  readonly notBefore?: string;
+  /** Pids the caller already tracks (its own members, often unreaped zombies there). */
+  readonly known?: ReadonlySet<number>;
+  /**
+   * A `lastAllocatedPid()` mark: only pids allocated after it (in the kernel's cyclic pid order)
+   * are read. Leaves out, unread, the pile of old children (unreaped zombies) an adopter may hold.
+   */
+  readonly allocatedAfter?: number;
 }
 
 export function identityKey(identity: ProcessIdentity): string {

@@ -160,7 +160,11 @@ describe('paperclip compat on injected tables', () => {
       observation(40101, 40100, 40101),
       observation(40102, 40101, 40101),
     ]);
-    const eperm = () => Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+    let lastEperm: Error | undefined;
+    const eperm = () => {
+      lastEperm = Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+      return lastEperm;
+    };
     let zombify = true;
     const owner = createProcessTreeOwner(fakeChild(40100), {
       readTable,
@@ -179,11 +183,78 @@ describe('paperclip compat on injected tables', () => {
       zombify = false;
       state.table = [observation(40100, 900, 40100), observation(40104, 40100, 40101)];
       await owner.observe();
-      await expect(owner.signal('SIGKILL')).rejects.toThrow(
-        /EPERM signalling process group 40101: running member\(s\) 40104/,
-      );
+      // The original supervisor surfaced the signal function's own error object, unchanged.
+      let thrown: unknown;
+      await owner.signal('SIGKILL').catch((error: unknown) => {
+        thrown = error;
+      });
+      expect(thrown).toBe(lastEperm);
+      expect(thrown).toMatchObject({ message: 'kill EPERM', code: 'EPERM' });
+      const stopped = await stopOwnedProcessTree(fakeChild(40100), owner, 30, 30).catch((error: unknown) => error);
+      expect(stopped).toBe(lastEperm);
+    } finally {
+      owner.stopObserving();
+    }
+  });
+
+  it('gives the surviving groups SIGTERM first when the graceful root vanished before its SIGTERM', async () => {
+    const root = observation(40100, 900, 40100);
+    const escaped = observation(40101, 40100, 40101);
+    const { state, readTable } = world([root, escaped]);
+    let reads = 0;
+    let vanishAfter = Number.POSITIVE_INFINITY;
+    const owner = createProcessTreeOwner(fakeChild(40100), {
+      readTable: async () => {
+        reads += 1;
+        // The root exits between the stop's observation and the SIGTERM's fresh read.
+        if (reads > vanishAfter) state.table = (state.table ?? []).filter((o) => o.pid !== 40100).map(reparent);
+        return readTable();
+      },
+      signalGroup: (pgid, signal) => {
+        state.signalled.push([pgid, signal]);
+        if (signal === 'SIGTERM') state.table = (state.table ?? []).filter((o) => o.processGroupId !== pgid);
+      },
+    });
+    try {
+      await owner.observe();
+      vanishAfter = reads + 1;
+      await stopOwnedProcessTree(fakeChild(40100), owner, 200, 200);
+      expect(state.signalled).toEqual([[40101, 'SIGTERM']]);
+    } finally {
+      owner.stopObserving();
+    }
+  });
+
+  it('still escalates to SIGKILL after the surviving groups ignored that SIGTERM', async () => {
+    const { state, readTable } = world([observation(40100, 900, 40100), observation(40101, 40100, 40101)]);
+    let reads = 0;
+    let vanishAfter = Number.POSITIVE_INFINITY;
+    const owner = createProcessTreeOwner(fakeChild(40100), {
+      readTable: async () => {
+        reads += 1;
+        if (reads > vanishAfter) state.table = (state.table ?? []).filter((o) => o.pid !== 40100).map(reparent);
+        return readTable();
+      },
+      signalGroup: (pgid, signal) => {
+        state.signalled.push([pgid, signal]);
+        if (signal === 'SIGKILL') state.table = (state.table ?? []).filter((o) => o.processGroupId !== pgid);
+      },
+    });
+    try {
+      await owner.observe();
+      vanishAfter = reads + 1;
+      await stopOwnedProcessTree(fakeChild(40100), owner, 100, 200);
+      expect(state.signalled).toEqual([
+        [40101, 'SIGTERM'],
+        [40101, 'SIGKILL'],
+      ]);
     } finally {
       owner.stopObserving();
     }
   });
 });
+
+/** A process whose parent exited, as the kernel shows it: reparented to pid 1. */
+function reparent(o: ProcessObservation): ProcessObservation {
+  return o.parentPid === 40100 ? { ...o, parentPid: 1 } : o;
+}

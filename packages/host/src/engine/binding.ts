@@ -10,13 +10,15 @@ import {
   ensureStateDir,
   isIdentityAlive,
   isInsideDir,
+  isStateDirError,
   type KillOutcome,
   killTree,
+  type LeaseRegistryRead,
   type LeaseStatus,
   type LedgerActor,
-  listLeases,
   type ProcessEntry,
   type ProcessIdentity,
+  readLeaseRegistry,
   readLedger,
   readNativeCapabilities,
   readProcEntry,
@@ -207,10 +209,37 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
   };
 }
 
+/**
+ * Reads the registry for a poll tick without ever failing it: a bad lease file is skipped by the
+ * engine and a state dir that stopped being private reads as no foreign leases. Each distinct
+ * problem is warned about once (the snapshot has no field for it yet), not on every tick.
+ */
+function createRegistryReader(paths: StatePaths): (probe: (identity: ProcessIdentity) => boolean) => LeaseStatus[] {
+  const leaseFiles = createLeaseFileCache();
+  const warned = new Set<string>();
+  const warnOnce = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    process.emitWarning(`treewarden host: ${message}`);
+  };
+  return (probe) => {
+    let read: LeaseRegistryRead;
+    try {
+      read = readLeaseRegistry(paths, probe, leaseFiles);
+    } catch (error) {
+      if (!isStateDirError(error)) throw error;
+      warnOnce(error.message);
+      return [];
+    }
+    for (const { path, problem } of read.problems) warnOnce(`skipped lease file ${path}: ${problem}`);
+    return read.leases;
+  };
+}
+
 export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const paths = ensureStateDir(options.stateDir ?? resolveStateDir());
   // Listed on every poll: unchanged lease files are not re-read and re-parsed each time.
-  const leaseFiles = createLeaseFileCache();
+  const readLeases = createRegistryReader(paths);
   const ledgerRuns = createLedgerRuns(paths.ledgerFile);
   const warnings = capabilityWarnings(readNativeCapabilities());
   // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
@@ -231,7 +260,7 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       const now = Date.now();
       const readEntry = createEntryMemo();
       ledgerRuns.refresh();
-      return listLeases(paths, (identity) => isIdentityAlive(identity, readEntry), leaseFiles)
+      return readLeases((identity) => isIdentityAlive(identity, readEntry))
         .filter((status) => !ownLeaseIds.has(status.lease.id))
         .map((status) => ({ status, lease: toForeignLease(paths, status, readEntry, ledgerRuns) }))
         .filter(({ status, lease }) => isRecent(status, lease, now))

@@ -1,0 +1,48 @@
+/** The agent-session half of `treewarden orphans`: leaked members of dead sessions, and their clean-up. */
+import { type AgentLeak, type CleanedLeak, cleanAgentLeaks, leakGroupRow, observeAgentsOnce } from '@treewarden/engine';
+import type { AgentLeakGroup } from '@treewarden/protocol';
+import { agentContext } from './agent-context.js';
+
+const ARGS_WIDTH = 70;
+
+export interface AgentOrphans {
+  readonly leaks: readonly AgentLeak[];
+  readonly rows: readonly AgentLeakGroup[];
+}
+
+export function findAgentOrphans(): AgentOrphans {
+  const observation = observeAgentsOnce(agentContext());
+  return { leaks: observation.leaks, rows: observation.leaks.map(leakGroupRow) };
+}
+
+export interface AgentCleanOptions {
+  readonly ledgerFile: string;
+  readonly graceSeconds: number | undefined;
+  /**
+   * Also end trees found from markers alone (no remembered session: `root` is null). Off by
+   * default, like unregistered runs: the evidence is weaker, so ending them takes a deliberate ask.
+   */
+  readonly includeUnremembered: boolean;
+}
+
+export function cleanAgentOrphans(found: AgentOrphans, options: AgentCleanOptions): Promise<CleanedLeak[]> {
+  const leaks = found.leaks.filter((leak) => leak.root !== null || options.includeUnremembered);
+  return cleanAgentLeaks(leaks, {
+    ledgerFile: options.ledgerFile,
+    ...(options.graceSeconds !== undefined ? { graceMs: options.graceSeconds * 1000 } : {}),
+  });
+}
+
+export function formatAgentLeak(leak: AgentLeak): string {
+  const lines = leak.processes.map(({ entry, role, reasons }) => {
+    const args = (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, ARGS_WIDTH);
+    return `  ${String(entry.pid).padStart(7)}  ${role.padEnd(10)} ${args}\n           why: ${reasons.join('; ')}`;
+  });
+  return [`agent ${leak.agent} session ${leak.sessionId}: ${leak.why}`, ...lines].join('\n');
+}
+
+export function formatAgentCleaned(cleaned: CleanedLeak): string {
+  return cleaned.processes
+    .map((process) => `  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`)
+    .join('\n');
+}

@@ -1,0 +1,47 @@
+/**
+ * `treewarden sessions [--json]`: agent sessions started the usual way (claude, codex, …), live and
+ * recently ended, each with its members and roles, and the members an ended session leaked.
+ * Observing also remembers what it saw in the state dir, so later reports keep the ancestry.
+ */
+import { parseArgs } from 'node:util';
+import { observeAgentsOnce, sessionRows } from '@treewarden/engine';
+import type { AgentSessionRow } from '@treewarden/protocol';
+import { writeOut } from '../args.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { agentContext } from './agent-context.js';
+import type { CliCommand } from './command.js';
+
+const USAGE = 'treewarden sessions [--json]';
+const ARGS_WIDTH = 70;
+
+function formatSession(row: AgentSessionRow): string {
+  const state = row.state === 'live' ? 'live' : `ended ${row.endedAt}`;
+  const head = `${row.agent} ${row.id} (${state}) root ${row.root.pid} in ${row.cwd ?? '?'}`;
+  const lines = row.members.map((member) => {
+    const leaked = row.leaked.includes(member.pid) ? ' LEAKED' : '';
+    return `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(10)} ${member.args.join(' ').slice(0, ARGS_WIDTH)}${leaked}`;
+  });
+  return [head, ...lines].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } }, strict: true });
+  const context = agentContext();
+  const observation = observeAgentsOnce(context);
+  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks);
+  const problems = observation.problems.map(({ file, message }) => ({ file, message }));
+  if (values.json === true) {
+    await writeOut(process.stdout, `${JSON.stringify({ sessions, ...(problems.length > 0 ? { problems } : {}) })}\n`);
+  } else {
+    const body = sessions.length === 0 ? 'no agent sessions seen' : sessions.map(formatSession).join('\n\n');
+    await writeOut(process.stdout, `${body}\n`);
+    for (const problem of problems) await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
+  }
+  return EXIT_OK;
+}
+
+export const sessionsCommand: CliCommand = {
+  summary: 'agent sessions (claude, codex, …) with their members and roles, and what ended ones leaked',
+  usage: USAGE,
+  main,
+};

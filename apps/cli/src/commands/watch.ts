@@ -1,0 +1,143 @@
+/**
+ * `treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]`: a foreground observer of agent
+ * sessions (Ctrl-C ends it). It remembers sessions' trees in the state dir while it runs, so leaks
+ * keep their evidence after reparenting, and prints session-started, session-ended, leak-found and
+ * (with --auto-clean, off by default) leak-cleaned events; `--json`: one JSON object per line.
+ */
+import { parseArgs } from 'node:util';
+import {
+  type AgentEvent,
+  type AgentLeak,
+  type AgentObservation,
+  cleanAgentLeaks,
+  createAgentWatcher,
+  leakGroupRow,
+  WATCH_TICK_MS,
+} from '@treewarden/engine';
+import { parseSeconds, writeOut } from '../args.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { agentContext } from './agent-context.js';
+import { type CliCommand, UsageError } from './command.js';
+import { serviceUnit } from './watch-unit.js';
+
+const USAGE = 'treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]';
+const OPTIONS = {
+  json: { type: 'boolean' },
+  'auto-clean': { type: 'string' },
+  'print-unit': { type: 'boolean' },
+} as const;
+/** The longest accepted --auto-clean delay (a day): longer is a typo more often than a wish. */
+const MAX_AUTO_CLEAN_SECONDS = 86_400;
+
+type Emit = (event: Record<string, unknown>, text: string) => Promise<void>;
+
+function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
+  if (event.type === 'leak-found') {
+    const group = leakGroupRow(event.leak);
+    return [
+      { type: event.type, ...group, newPids: event.newPids },
+      `leak: ${event.leak.agent} ${event.leak.sessionId}: ${event.newPids.join(' ')} (${event.leak.why})`,
+    ];
+  }
+  const { session } = event;
+  const body = {
+    type: event.type,
+    id: session.id,
+    agent: session.agent,
+    root: { pid: session.root.pid, startTime: session.root.startTime },
+    cwd: session.cwd,
+  };
+  return [body, `${event.type}: ${session.agent} ${session.id} in ${session.cwd ?? '?'}`];
+}
+
+/**
+ * When each current leak's session ended: the remembered end, or for a marker-only leak (no
+ * remembered session) when this watcher first saw it. Rebuilt each tick, so it holds current leaks only.
+ */
+function leakClocks(previous: ReadonlyMap<string, number>, observation: AgentObservation): Map<string, number> {
+  const ends = new Map(observation.sessions.map((session) => [session.id, session.endedAtMs]));
+  const clocks = new Map<string, number>();
+  for (const leak of observation.leaks)
+    clocks.set(leak.sessionId, ends.get(leak.sessionId) ?? previous.get(leak.sessionId) ?? Date.now());
+  return clocks;
+}
+
+/** Leaked processes not yet tried: a refused or surviving process is reported once, not every tick. */
+function untried(leak: AgentLeak, attempted: Set<string>): AgentLeak | null {
+  const processes = leak.processes.filter(({ entry }) => !attempted.has(`${entry.pid}:${entry.startTime}`));
+  for (const { entry } of processes) attempted.add(`${entry.pid}:${entry.startTime}`);
+  return processes.length > 0 ? { ...leak, processes } : null;
+}
+
+async function autoClean(
+  leaks: readonly AgentLeak[],
+  endedAt: ReadonlyMap<string, number>,
+  delayMs: number,
+  context: { readonly ledgerFile: string; readonly attempted: Set<string> },
+  emit: Emit,
+): Promise<void> {
+  const now = Date.now();
+  const { ledgerFile, attempted } = context;
+  // Only remembered sessions' leaks: trees found from markers alone are reported, never auto-ended.
+  const due = leaks
+    .filter((leak) => leak.root !== null && now - (endedAt.get(leak.sessionId) ?? now) >= delayMs)
+    .flatMap((leak) => untried(leak, attempted) ?? []);
+  if (due.length === 0) return;
+  for (const cleaned of await cleanAgentLeaks(due, { ledgerFile })) {
+    await emit(
+      {
+        type: 'leak-cleaned',
+        sessionId: cleaned.leak.sessionId,
+        agent: cleaned.leak.agent,
+        processes: cleaned.processes,
+      },
+      `cleaned ${cleaned.leak.sessionId}: ${cleaned.processes.map((p) => `${p.pid} ${p.result}`).join(', ')}`,
+    );
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true });
+  if (values['print-unit'] === true) {
+    await writeOut(process.stdout, serviceUnit(process.platform, process.execPath, process.argv[1] ?? 'treewarden'));
+    return EXIT_OK;
+  }
+  const autoCleanSeconds = parseSeconds('--auto-clean', values['auto-clean']);
+  if (autoCleanSeconds !== undefined && (autoCleanSeconds < 0 || autoCleanSeconds > MAX_AUTO_CLEAN_SECONDS))
+    throw new UsageError(`--auto-clean ${autoCleanSeconds} is outside 0…${MAX_AUTO_CLEAN_SECONDS} seconds`);
+  const context = agentContext();
+  for (const problem of context.rulesProblems ?? [])
+    await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
+  const emit: Emit = async (event, text) =>
+    writeOut(process.stdout, values.json === true ? `${JSON.stringify(event)}\n` : `${text}\n`);
+  const watcher = createAgentWatcher(context);
+  let endedAt = new Map<string, number>();
+  const attempted = new Set<string>();
+  let stopping = false;
+  const stop = (): void => {
+    stopping = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  while (!stopping) {
+    const { observation, events } = watcher.tick();
+    for (const event of events) await emit(...eventLine(event));
+    endedAt = leakClocks(endedAt, observation);
+    if (autoCleanSeconds !== undefined)
+      await autoClean(
+        observation.leaks,
+        endedAt,
+        autoCleanSeconds * 1000,
+        { ledgerFile: context.ledgerFile, attempted },
+        emit,
+      );
+    await new Promise((resolve) => setTimeout(resolve, WATCH_TICK_MS));
+  }
+  return EXIT_OK;
+}
+
+export const watchCommand: CliCommand = {
+  summary: 'observe agent sessions in the foreground; report (and with --auto-clean end) their leaks',
+  usage: USAGE,
+  main,
+};

@@ -1,0 +1,186 @@
+/**
+ * Agent-session observer benchmark: with ~1,000 processes alive and one live fake Claude session,
+ * the watcher's idle cost (CPU per tick: a full scan every FULL_SCAN_INTERVAL_MS, focused reads in
+ * between, as a % of one core at WATCH_TICK_MS) against a naive observer that scans everything
+ * every tick; then the time from the session's SIGKILL to the leak report, over real ticks.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  clockTicks,
+  createAgentWatcher,
+  createLinuxReader,
+  FULL_SCAN_INTERVAL_MS,
+  loadAgentRules,
+  markerReaderFor,
+  WATCH_TICK_MS,
+} from '@treewarden/engine';
+import { createLoad } from './pause-load.js';
+import { formatMs, formatRatio, markdownTable, measureCpuMs, median, sleep } from './util.js';
+
+/** Processes alive during the measurement, the session's tree included. */
+export const AGENT_BENCH_LOAD = 1_000;
+/** The issue's budgets: idle ≤ 1 % of a core; a leak reported ≤ 2 s after its session died. */
+export const TARGET_IDLE_CPU_PERCENT = 1;
+export const TARGET_DETECTION_MS = 2_000;
+const CPU_ROUNDS = 20;
+const DETECTION_TRIALS = 5;
+const SESSION_READY_MS = 30_000;
+const DETECTION_BOUND_MS = 15_000;
+/** The fake agent exits on its own after this, even if the bench's cleanup failed. */
+const SESSION_LIFETIME_MS = 600_000;
+/** The fake Claude's processes: root, 2 shells, npx wrapper, MCP server, dev server, subagent. */
+const SESSION_PROCESSES = 7;
+const FAKE_CLAUDE = fileURLToPath(import.meta.resolve('@treewarden/engine/fixtures/agents/fake-claude.mjs'));
+
+interface BenchSession {
+  readonly child: ChildProcess;
+  readonly dir: string;
+  readonly pids: number[];
+}
+
+async function startSession(): Promise<BenchSession> {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-agent-bench-'));
+  const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
+  mkdirSync(join(stub, '..'), { recursive: true });
+  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(FAKE_CLAUDE).href)});\n`);
+  const report = join(dir, 'report.jsonl');
+  const env = {
+    ...process.env,
+    TREEWARDEN_FIXTURE_REPORT: report,
+    TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(SESSION_LIFETIME_MS),
+  };
+  const child = spawn(process.execPath, [stub], { cwd: dir, detached: true, stdio: 'ignore', env });
+  const deadline = Date.now() + SESSION_READY_MS;
+  for (;;) {
+    const lines = existsSync(report) ? readFileSync(report, 'utf8').trim().split('\n') : [];
+    if (lines.length >= 5) {
+      const pids = lines.map((line) => (JSON.parse(line) as { pid: number }).pid);
+      await sleep(200); // The two `sh -c` shells report nothing; give them a moment to be forked.
+      const table = createLinuxReader().snapshot();
+      for (const entry of table.entries.values())
+        if (pids.includes(entry.ppid) && !pids.includes(entry.pid)) pids.push(entry.pid);
+      return { child, dir, pids };
+    }
+    if (Date.now() > deadline) throw new Error(`agent bench: fake session not up within ${SESSION_READY_MS} ms`);
+    await sleep(50);
+  }
+}
+
+function endSession(session: BenchSession): void {
+  for (const pid of session.pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // ESRCH: already gone (cleaned by the bench itself).
+    }
+  }
+  rmSync(session.dir, { recursive: true, force: true });
+}
+
+function newWatcher(stateRoot: string, fullScanIntervalMs?: number) {
+  const { rules } = loadAgentRules(stateRoot);
+  return createAgentWatcher({
+    stateRoot,
+    rules,
+    readMarkers: markerReaderFor(rules),
+    ...(fullScanIntervalMs !== undefined ? { fullScanIntervalMs } : {}),
+  });
+}
+
+async function idleCost(stateRoot: string, ticks: number): Promise<{ focused: number; full: number; naive: number }> {
+  const watcher = newWatcher(stateRoot);
+  const naive = newWatcher(stateRoot, 0);
+  watcher.tick();
+  naive.tick();
+  const focused: number[] = [];
+  const full: number[] = [];
+  const naiveTicks: number[] = [];
+  let now = Date.now();
+  for (let round = 0; round < CPU_ROUNDS; round += 1) {
+    now += WATCH_TICK_MS;
+    focused.push(await measureCpuMs(() => watcher.tick(now), ticks));
+    naiveTicks.push(await measureCpuMs(() => naive.tick(now), ticks));
+  }
+  const scanner = newWatcher(stateRoot);
+  scanner.tick(); // Warm: argv and environments are read once per identity, not per scan.
+  for (let round = 1; round <= CPU_ROUNDS / 4; round += 1)
+    full.push(await measureCpuMs(() => scanner.tick(Date.now() + round * FULL_SCAN_INTERVAL_MS * 2), ticks));
+  return { focused: median(focused), full: median(full), naive: median(naiveTicks) };
+}
+
+/** Real ticks at WATCH_TICK_MS; ms from the root's SIGKILL until every survivor is reported. */
+async function detectionMs(stateRoot: string): Promise<number> {
+  const session = await startSession();
+  try {
+    const watcher = newWatcher(stateRoot);
+    watcher.tick();
+    let nextTickAt = performance.now() + WATCH_TICK_MS;
+    const survivors = new Set(session.pids.filter((pid) => pid !== session.child.pid));
+    // Kill at a random phase of the watcher's own tick schedule, as a real session dies whenever it dies.
+    await sleep(Math.random() * WATCH_TICK_MS);
+    const killedAt = performance.now();
+    process.kill(session.child.pid as number, 'SIGKILL');
+    const reported = new Set<number>();
+    while (performance.now() - killedAt < DETECTION_BOUND_MS) {
+      await sleep(Math.max(0, nextTickAt - performance.now()));
+      nextTickAt += WATCH_TICK_MS;
+      for (const event of watcher.tick().events)
+        if (event.type === 'leak-found') for (const pid of event.newPids) reported.add(pid);
+      if ([...survivors].every((pid) => reported.has(pid))) return performance.now() - killedAt;
+    }
+    throw new Error(`agent bench: leaks not all reported within ${DETECTION_BOUND_MS} ms`);
+  } finally {
+    endSession(session);
+  }
+}
+
+export async function runAgentBench(): Promise<string> {
+  if (process.platform !== 'linux') return '_Agent benchmark skipped: it measures /proc readers and needs Linux._';
+  const ticks = clockTicks();
+  const stateRoot = mkdtempSync(join(tmpdir(), 'tw-agent-bench-state-'));
+  const load = createLoad();
+  let session: BenchSession | null = null;
+  try {
+    session = await startSession();
+    await load.startFlat(Math.max(0, AGENT_BENCH_LOAD - createLinuxReader().snapshot().entries.size));
+    const processes = createLinuxReader().snapshot().entries.size;
+    const cost = await idleCost(stateRoot, ticks);
+    endSession(session);
+    session = null;
+    const perTick =
+      (cost.full + (FULL_SCAN_INTERVAL_MS / WATCH_TICK_MS - 1) * cost.focused) /
+      (FULL_SCAN_INTERVAL_MS / WATCH_TICK_MS);
+    const idlePercent = (perTick / WATCH_TICK_MS) * 100;
+    const naivePercent = (cost.naive / WATCH_TICK_MS) * 100;
+    const detections: number[] = [];
+    for (let trial = 0; trial < DETECTION_TRIALS; trial += 1) detections.push(await detectionMs(stateRoot));
+    const rows = [
+      ['focused tick (CPU ms)', formatMs(cost.focused), ''],
+      ['full-scan tick (CPU ms)', formatMs(cost.full), ''],
+      [
+        `observer idle, % of a core (tick ${WATCH_TICK_MS} ms, full scan every ${FULL_SCAN_INTERVAL_MS} ms)`,
+        idlePercent.toFixed(2),
+        `target ≤ ${TARGET_IDLE_CPU_PERCENT}`,
+      ],
+      [
+        'naive observer (full scan every tick), % of a core',
+        naivePercent.toFixed(2),
+        `${formatRatio(naivePercent / idlePercent)} ours`,
+      ],
+      [
+        `death → leak reported, ms (median of ${DETECTION_TRIALS}; max ${formatMs(Math.max(...detections))})`,
+        formatMs(median(detections)),
+        `target ≤ ${TARGET_DETECTION_MS}`,
+      ],
+    ];
+    return `${processes} processes alive, one live fake Claude session of ${SESSION_PROCESSES} processes.\n\n${markdownTable(['measure', 'value', 'note'], rows)}`;
+  } finally {
+    if (session !== null) endSession(session);
+    await load.end();
+    rmSync(stateRoot, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Leak judgement with evidence. A session whose root is gone leaks its surviving members: those
+ * remembered by identity while it lived, their new descendants, and processes whose markers name
+ * it; then the trees found from markers alone (marker-leaks.ts). What may never be judged is
+ * decided once, in leak-judge.ts. Pure over its inputs.
+ */
+import {
+  type AgentLeak,
+  addDescendants,
+  buildJudge,
+  isEligible,
+  isRootGone,
+  type Judge,
+  type LeakedProcess,
+  type LeakInput,
+  leaked,
+} from './leak-judge.js';
+import { markerOnlyLeaks } from './marker-leaks.js';
+import { describeHit, sessionKeysOf } from './match.js';
+import type { StoredSession } from './store-schema.js';
+
+export type { AgentLeak, LeakedProcess, LeakInput } from './leak-judge.js';
+
+function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null {
+  const { table, markers } = judge.input;
+  const rootText = `${session.agent} root ${session.root.pid} (start ${session.root.startTime})`;
+  const found: LeakedProcess[] = [];
+  for (const member of session.members) {
+    const entry = table.entries.get(member.pid);
+    if (!isEligible(judge, entry) || entry.startTime !== member.startTime) continue;
+    found.push(
+      leaked(judge, entry, member.role, [`remembered as ${member.role} of session ${session.id}; ${rootText} is gone`]),
+    );
+  }
+  const keys = new Set(session.sessionKeys);
+  for (const [pid, hits] of markers) {
+    const named = hits.find((hit) => sessionKeysOf([hit]).some((key) => keys.has(key)));
+    const entry = table.entries.get(pid);
+    if (named === undefined || !isEligible(judge, entry)) continue;
+    found.push(
+      leaked(judge, entry, 'other', [`marker ${describeHit(named)} names session ${session.id}, whose root is gone`]),
+    );
+  }
+  addDescendants(judge, found);
+  if (found.length === 0) return null;
+  return {
+    sessionId: session.id,
+    agent: session.agent,
+    root: session.root,
+    why: `${rootText} is gone`,
+    processes: found,
+  };
+}
+
+export function findAgentLeaks(input: LeakInput): AgentLeak[] {
+  const judge = buildJudge(input);
+  const leaks: AgentLeak[] = [];
+  for (const session of input.remembered) {
+    if (!isRootGone(input.table, session)) continue;
+    const leak = rememberedLeak(judge, session);
+    if (leak !== null) leaks.push(leak);
+  }
+  return [...leaks, ...markerOnlyLeaks(judge)];
+}

@@ -1,0 +1,117 @@
+/**
+ * The shared core of leak judgement: what a leak looks like, which processes may be judged at all
+ * (never pid ≤ 1, protected commands, other users', the caller's own tree, a live session's
+ * members or a process whose marker names a live session), and how a leaked process gets its
+ * circumstantial reasons. Pure over its inputs.
+ */
+import { indexChildren } from '../table/trees.js';
+import type { ProcessEntry, ProcessTable } from '../table/types.js';
+import { contextReasons, PROTECTED_COMMANDS } from './leak-reasons.js';
+import { type MarkerHit, sessionKeysOf } from './match.js';
+import type { LiveSession } from './recognise.js';
+import type { MemberRole } from './rule-schema.js';
+import type { StoredSession } from './store-schema.js';
+
+export interface LeakedProcess {
+  readonly entry: ProcessEntry;
+  readonly role: MemberRole;
+  readonly reasons: readonly string[];
+}
+
+export interface AgentLeak {
+  readonly sessionId: string;
+  readonly agent: string;
+  /** The dead root, when the session was remembered; null for a marker-only find. */
+  readonly root: { readonly pid: number; readonly startTime: string } | null;
+  readonly why: string;
+  readonly processes: readonly LeakedProcess[];
+}
+
+export interface LeakInput {
+  readonly table: ProcessTable;
+  readonly live: readonly LiveSession[];
+  readonly remembered: readonly StoredSession[];
+  /** Marker hits per pid (from `collectMarkers`), same table. */
+  readonly markers: ReadonlyMap<number, readonly MarkerHit[]>;
+  /** The observer's own pid and ancestors, and anything else the caller protects. */
+  readonly exclude: ReadonlySet<number>;
+  readonly subreapers?: ReadonlySet<number>;
+  readonly uid?: number;
+  readonly now: number;
+  /** Whether a group/session leader lives; default: present in `table` (pass a live check for a partial table). */
+  readonly isPresent?: (pid: number) => boolean;
+  /** tty_nr of a process (0: none), null when unknown; read only for leaked processes. */
+  readonly ttyOf?: (pid: number) => number | null;
+}
+
+export interface Judge {
+  readonly input: LeakInput;
+  readonly protectedPids: ReadonlySet<number>;
+  readonly liveKeys: ReadonlySet<string>;
+  readonly claimed: Set<number>;
+  readonly children: ReadonlyMap<number, readonly number[]>;
+  readonly subreapers: ReadonlySet<number>;
+}
+
+export function buildJudge(input: LeakInput): Judge {
+  const protectedPids = new Set(input.exclude);
+  const liveKeys = new Set<string>();
+  for (const session of input.remembered) {
+    // A live session's remembered members stay its own after they are reparented.
+    if (!isRootGone(input.table, session)) for (const member of session.members) protectedPids.add(member.pid);
+  }
+  for (const session of input.live) {
+    protectedPids.add(session.root.pid);
+    for (const member of session.members) protectedPids.add(member.entry.pid);
+    for (const key of session.sessionKeys) liveKeys.add(key);
+  }
+  return {
+    input,
+    protectedPids,
+    liveKeys,
+    claimed: new Set(),
+    children: indexChildren(input.table.entries),
+    subreapers: input.subreapers ?? new Set(),
+  };
+}
+
+export function isEligible(judge: Judge, entry: ProcessEntry | undefined): entry is ProcessEntry {
+  if (entry === undefined || entry.pid <= 1 || entry.state === 'Z' || entry.state === 'X') return false;
+  if (judge.protectedPids.has(entry.pid) || judge.claimed.has(entry.pid)) return false;
+  if (PROTECTED_COMMANDS.has(entry.command)) return false;
+  if (judge.input.uid !== undefined && entry.uid !== judge.input.uid) return false;
+  // A marker naming a live session makes it that session's, wherever it sits.
+  return !sessionKeysOf(judge.input.markers.get(entry.pid) ?? []).some((key) => judge.liveKeys.has(key));
+}
+
+export function leaked(judge: Judge, entry: ProcessEntry, role: MemberRole, evidence: string[]): LeakedProcess {
+  judge.claimed.add(entry.pid);
+  const context = contextReasons(
+    entry,
+    judge.input.table,
+    judge.subreapers,
+    judge.input.now,
+    judge.input.isPresent,
+    judge.input.ttyOf,
+  );
+  return { entry, role, reasons: [...evidence, ...context] };
+}
+
+/** New descendants of leaked processes (spawned after the last observation) leak with them. */
+export function addDescendants(judge: Judge, found: LeakedProcess[]): void {
+  const stack = found.map((process) => process.entry.pid);
+  while (stack.length > 0) {
+    const parent = stack.pop() as number;
+    for (const pid of judge.children.get(parent) ?? []) {
+      const entry = judge.input.table.entries.get(pid);
+      if (!isEligible(judge, entry)) continue;
+      found.push(leaked(judge, entry, 'other', [`descendant of leaked ${parent}`]));
+      stack.push(pid);
+    }
+  }
+}
+
+export function isRootGone(table: ProcessTable, session: StoredSession): boolean {
+  const root = table.entries.get(session.root.pid);
+  return root === undefined || root.startTime !== session.root.startTime || root.state === 'Z' || root.state === 'X';
+}

@@ -1,0 +1,73 @@
+/**
+ * Trees that leaked before any observer ran, found from markers alone: a process carrying an
+ * agent's marker whose marked ancestry ends at pid 1 or a subreaper, outside every live session.
+ * Grouped per orphaned top; the top's unmarked descendants leak with it.
+ */
+import type { ProcessEntry } from '../table/types.js';
+import {
+  type AgentLeak,
+  addDescendants,
+  isEligible,
+  isRootGone,
+  type Judge,
+  type LeakedProcess,
+  leaked,
+} from './leak-judge.js';
+import { isAdopter } from './leak-reasons.js';
+import { describeHit, sessionKeysOf } from './match.js';
+import { MAX_ANCESTRY_DEPTH } from './recognise.js';
+
+/** The top of a marked process's marked ancestry, when that top was reparented to an adopter. */
+function orphanedTop(judge: Judge, entry: ProcessEntry, agent: string): ProcessEntry | null {
+  const { table, markers } = judge.input;
+  let top = entry;
+  for (let depth = 0; depth < MAX_ANCESTRY_DEPTH; depth += 1) {
+    if (isAdopter(table, top.ppid, judge.subreapers)) return top;
+    const parent = table.entries.get(top.ppid);
+    // A live parent without this agent's markers holds the process (or is a live session): not orphaned.
+    if (parent === undefined || !(markers.get(parent.pid) ?? []).some((hit) => hit.agent === agent)) return null;
+    if (judge.protectedPids.has(parent.pid)) return null;
+    top = parent;
+  }
+  return null;
+}
+
+export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
+  const groups = new Map<string, AgentLeak & { processes: LeakedProcess[] }>();
+  for (const [pid, hits] of judge.input.markers) {
+    const entry = judge.input.table.entries.get(pid);
+    const hit = hits[0];
+    if (hit === undefined || !isEligible(judge, entry)) continue;
+    const top = orphanedTop(judge, entry, hit.agent);
+    if (top === null || !isEligible(judge, top) || isAmbiguous(judge, top, hit.agent)) continue;
+    const sessionId = `${hit.agent}-orphan-${top.pid}-${top.startTime}`;
+    const found: LeakedProcess[] = [leaked(judge, top, 'other', topEvidence(judge, top))];
+    addDescendants(judge, found);
+    groups.set(sessionId, {
+      sessionId,
+      agent: hit.agent,
+      root: null,
+      why: `${hit.agent} markers on a tree reparented to an adopter, outside every live session`,
+      processes: found,
+    });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * A marked orphan that names no session, while a session of the same agent that started before it
+ * is live, may be that session's own daemon: no evidence says otherwise, so it is not reported.
+ */
+function isAmbiguous(judge: Judge, top: ProcessEntry, agent: string): boolean {
+  if (sessionKeysOf(judge.input.markers.get(top.pid) ?? []).length > 0) return false;
+  const { live, remembered, table } = judge.input;
+  if (live.some((session) => session.agent === agent && session.root.startedAtMs <= top.startedAtMs)) return true;
+  return remembered.some(
+    (session) => session.agent === agent && !isRootGone(table, session) && session.startedAtMs <= top.startedAtMs,
+  );
+}
+
+function topEvidence(judge: Judge, top: ProcessEntry): string[] {
+  const hits = judge.input.markers.get(top.pid) ?? [];
+  return [`${hits[0]?.agent ?? 'agent'} marker ${hits.map(describeHit).join(', ')}; no live session claims it`];
+}

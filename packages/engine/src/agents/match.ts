@@ -1,0 +1,70 @@
+/** Matching one process against compiled rules: argv shapes, markers, roles. Pure. */
+import type { ProcessEntry } from '../table/types.js';
+import type { MarkerVars } from './environ.js';
+import type { MemberRole } from './rule-schema.js';
+import type { AgentRule, AgentRules, ArgvPattern, MarkerRule } from './rules.js';
+
+/** argv joined for `commandLine` patterns is cut here, so a hostile argv cannot make matching slow. */
+export const MAX_MATCHED_COMMAND_CHARS = 4096;
+
+export interface MarkerHit {
+  readonly agent: string;
+  readonly name: string;
+  readonly value: string;
+  readonly names?: 'session' | 'root-pid';
+}
+
+export function matchesShape(args: readonly string[], shape: ArgvPattern): boolean {
+  if (shape.argv0 !== undefined && !shape.argv0.test(args[0] ?? '')) return false;
+  if (shape.argv1 !== undefined && !shape.argv1.test(args[1] ?? '')) return false;
+  if (shape.commandLine !== undefined) {
+    const line = args.join(' ').slice(0, MAX_MATCHED_COMMAND_CHARS);
+    if (!shape.commandLine.test(line)) return false;
+  }
+  return true;
+}
+
+/** The agent whose root argv shape this process has, or null. */
+export function rootAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule | null {
+  if (entry.args.length === 0) return null;
+  return rules.agents.find((agent) => agent.roots.some((shape) => matchesShape(entry.args, shape))) ?? null;
+}
+
+function markerMatches(marker: MarkerRule, value: string): boolean {
+  return marker.value === undefined || marker.value.test(value);
+}
+
+/** Every marker rule the variables satisfy. */
+export function markerHits(vars: MarkerVars | null, rules: AgentRules): MarkerHit[] {
+  if (vars === null) return [];
+  const hits: MarkerHit[] = [];
+  for (const [name, value] of vars) {
+    for (const marker of rules.markersByName.get(name) ?? []) {
+      if (markerMatches(marker, value))
+        hits.push({ agent: marker.agent, name, value, ...(marker.names ? { names: marker.names } : {}) });
+    }
+  }
+  return hits;
+}
+
+/** Keys that tie a process to one session: `agent:session:VALUE` or `agent:root-pid:PID`. */
+export function sessionKeysOf(hits: readonly MarkerHit[]): string[] {
+  return hits.flatMap((hit) => (hit.names !== undefined ? [`${hit.agent}:${hit.names}:${hit.value}`] : []));
+}
+
+export function describeHit(hit: MarkerHit): string {
+  return `${hit.name}=${hit.value.slice(0, 80)}`;
+}
+
+/** A member's role; `subagent` and `dev-server` are decided by the caller's evidence. */
+export function roleOf(
+  entry: ProcessEntry,
+  rules: AgentRules,
+  evidence: { readonly subagent: boolean; readonly listening: boolean },
+): MemberRole {
+  if (evidence.subagent) return 'subagent';
+  const byArgv = rules.roles.find((rule) => matchesShape(entry.args, rule));
+  if (byArgv?.role === 'browser' || byArgv?.role === 'mcp-server') return byArgv.role;
+  if (evidence.listening) return 'dev-server';
+  return byArgv?.role ?? 'other';
+}

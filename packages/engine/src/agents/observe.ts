@@ -1,0 +1,132 @@
+/**
+ * One observation of agent sessions: read the table, recognise live sessions, fold them into the
+ * remembered ones (state dir), judge leaks. `observeAgentsOnce` reads the whole table (the CLI's
+ * one-shot commands); the watcher's cheap ticks use `readFocusedTable` instead.
+ */
+
+import { readLinuxPortMap } from '../ports/linux-ports.js';
+import { ancestorPids } from '../signal/guards.js';
+import { readLiveStartTime } from '../signal/start-time.js';
+import { readProcTable } from '../table/linux-proc.js';
+import type { ProcessTable } from '../table/types.js';
+import { readControllingTty } from './controlling-tty.js';
+import { createMarkerReader, type MarkerReader } from './environ.js';
+import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
+import { SUBREAPER_COMMANDS } from './leak-reasons.js';
+import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from './recognise.js';
+import { type RememberResult, rememberObserved } from './remember.js';
+import type { AgentRules, RulesProblem } from './rules.js';
+import { pruneSessions, readSessions, type StoreProblem, writeSession } from './session-store.js';
+import type { StoredSession } from './store-schema.js';
+
+export interface AgentObservation {
+  readonly table: ProcessTable;
+  readonly live: readonly LiveSession[];
+  readonly sessions: readonly StoredSession[];
+  readonly leaks: readonly AgentLeak[];
+  readonly started: readonly StoredSession[];
+  readonly ended: readonly StoredSession[];
+  readonly problems: readonly (RulesProblem | StoreProblem)[];
+}
+
+export interface ObserveContext {
+  readonly stateRoot: string;
+  readonly rules: AgentRules;
+  readonly rulesProblems?: readonly RulesProblem[];
+  readonly readMarkers: MarkerReader;
+  /** Pids never judged (the observer's own tree); its own pid and ancestors are always added. */
+  readonly exclude?: ReadonlySet<number>;
+  /** Which of these pids hold a listening socket (dev-server role); default: the Linux port reader. */
+  readonly readListeningPids?: (pids: readonly number[]) => ReadonlySet<number>;
+  readonly uid?: number;
+  readonly now?: number;
+}
+
+export function markerReaderFor(rules: AgentRules): MarkerReader {
+  return createMarkerReader(new Set(rules.markersByName.keys()));
+}
+
+export function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}
+
+/** `systemd --user` style adopters in a table (pid 1 is always one). */
+export function findSubreapers(table: ProcessTable, uid: number | undefined): Set<number> {
+  const found = new Set<number>();
+  for (const entry of table.entries.values()) {
+    if (entry.pid > 1 && SUBREAPER_COMMANDS.has(entry.command) && (uid === undefined || entry.uid === uid))
+      found.add(entry.pid);
+  }
+  return found;
+}
+
+/** Linux: the members' listening sockets; elsewhere none (the role falls back to argv). */
+export function readListeningPidsLinux(pids: readonly number[]): ReadonlySet<number> {
+  if (process.platform !== 'linux' || pids.length === 0) return new Set();
+  return new Set(readLinuxPortMap(pids)?.listeners.map((listener) => listener.pid) ?? []);
+}
+
+/** Recognition, then a second pass once the members' sockets are known (sockets are read for members only). */
+function recogniseWithPorts(
+  context: ObserveContext,
+  recognition: RecogniseInput,
+  markers: ReturnType<typeof collectMarkers>,
+): LiveSession[] {
+  const first = recogniseSessions(recognition, markers);
+  const memberPids = first.flatMap((session) => session.members.map((member) => member.entry.pid));
+  const listeningPids = (context.readListeningPids ?? readListeningPidsLinux)(memberPids);
+  return listeningPids.size === 0 ? first : recogniseSessions({ ...recognition, listeningPids }, markers);
+}
+
+/** Judges `table` against `remembered` and writes what changed. `full`: a whole-machine table (else a focused one). */
+export function observeTable(
+  context: ObserveContext,
+  table: ProcessTable,
+  remembered: readonly StoredSession[],
+  storeProblems: readonly StoreProblem[],
+  full: boolean,
+  subreapers: ReadonlySet<number>,
+): AgentObservation {
+  const now = context.now ?? Date.now();
+  const uid = context.uid ?? currentUid();
+  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid };
+  const markers = collectMarkers(recognition);
+  // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
+  // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
+  const live = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
+  const result: RememberResult = rememberObserved(remembered, live, table, now);
+  for (const record of result.changed) writeSession(context.stateRoot, record);
+  const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
+  // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
+  const isPresent = full ? undefined : (pid: number) => table.entries.has(pid) || readLiveStartTime(pid) !== null;
+  const leaks = findAgentLeaks({
+    table,
+    live,
+    remembered: result.sessions,
+    markers,
+    exclude,
+    subreapers,
+    uid,
+    now,
+    ttyOf: readControllingTty,
+    ...(isPresent !== undefined ? { isPresent } : {}),
+  });
+  const leaking = new Set(leaks.map((leak) => leak.sessionId));
+  const sessions = pruneSessions(context.stateRoot, result.sessions, now, (session) => leaking.has(session.id));
+  return {
+    table,
+    live,
+    sessions,
+    leaks,
+    started: result.started,
+    ended: result.ended,
+    problems: [...(context.rulesProblems ?? []), ...storeProblems],
+  };
+}
+
+/** A full observation (Linux): the CLI's `sessions` and `orphans`. */
+export function observeAgentsOnce(context: ObserveContext, table: ProcessTable = readProcTable()): AgentObservation {
+  const store = readSessions(context.stateRoot);
+  const uid = context.uid ?? currentUid();
+  return observeTable(context, table, store.sessions, store.problems, true, findSubreapers(table, uid));
+}

@@ -1,0 +1,141 @@
+/**
+ * Live agent sessions in a process table. Pure over its inputs (table, rules, marker reader,
+ * listening pids), so tests feed it any table. A session is an agent root (argv shape, not itself
+ * spawned by an agent: no marker of its own agent, no agent root above it) plus its descendants
+ * by ancestry and the processes whose markers name it (a session id, the root's pid).
+ */
+import { indexChildren } from '../table/trees.js';
+import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
+import type { MarkerReader } from './environ.js';
+import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf } from './match.js';
+import type { MemberRole } from './rule-schema.js';
+import type { AgentRules } from './rules.js';
+
+/** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
+export const MAX_ANCESTRY_DEPTH = 256;
+
+export interface SessionMember {
+  readonly entry: ProcessEntry;
+  readonly role: MemberRole;
+  /** How it was tied to the session: `descendant` of the root, or a `marker` naming the session. */
+  readonly via: 'descendant' | 'marker';
+}
+
+export interface LiveSession {
+  readonly id: string;
+  readonly agent: string;
+  readonly root: ProcessEntry;
+  readonly members: readonly SessionMember[];
+  /** Marker keys seen on members (`agent:session:VALUE`, `agent:root-pid:PID`). */
+  readonly sessionKeys: readonly string[];
+}
+
+export interface RecogniseInput {
+  readonly table: ProcessTable;
+  readonly rules: AgentRules;
+  readonly readMarkers: MarkerReader;
+  /** Pids holding a listening socket (dev-server role); empty when unknown. */
+  readonly listeningPids?: ReadonlySet<number>;
+  /** Only this user's processes are considered (undefined: everyone's, e.g. in tests). */
+  readonly uid?: number;
+}
+
+export function sessionIdOf(agent: string, root: ProcessEntry): string {
+  return `${agent}-${root.pid}-${root.startTime}`;
+}
+
+/** Markers of every considered live process (read once per identity by the caller's cached reader). */
+export function collectMarkers(input: RecogniseInput): Map<number, MarkerHit[]> {
+  const hits = new Map<number, MarkerHit[]>();
+  for (const entry of input.table.entries.values()) {
+    if (!isConsidered(entry, input.uid)) continue;
+    const found = markerHits(input.readMarkers(entry), input.rules);
+    if (found.length > 0) hits.set(entry.pid, found);
+  }
+  return hits;
+}
+
+export function isConsidered(entry: ProcessEntry, uid: number | undefined): boolean {
+  return entry.pid > 1 && !isZombie(entry) && (uid === undefined || entry.uid === uid);
+}
+
+function hasAncestorIn(entry: ProcessEntry, table: ProcessTable, set: ReadonlySet<number>): boolean {
+  let pid = entry.ppid;
+  for (let depth = 0; pid > 1 && depth < MAX_ANCESTRY_DEPTH; depth += 1) {
+    if (set.has(pid)) return true;
+    pid = table.entries.get(pid)?.ppid ?? 0;
+  }
+  return false;
+}
+
+/** Root candidates: the agent's argv shape, and not spawned by that agent (its marker absent). */
+function findRoots(input: RecogniseInput, markers: ReadonlyMap<number, MarkerHit[]>): Map<number, string> {
+  const candidates = new Map<number, string>();
+  for (const entry of input.table.entries.values()) {
+    if (!isConsidered(entry, input.uid)) continue;
+    const agent = rootAgentOf(entry, input.rules);
+    if (agent === null) continue;
+    if ((markers.get(entry.pid) ?? []).some((hit) => hit.agent === agent.id)) continue;
+    candidates.set(entry.pid, agent.id);
+  }
+  // A root below another root is that session's subagent, not a session of its own.
+  const roots = new Map<number, string>();
+  const pids = new Set(candidates.keys());
+  for (const [pid, agent] of candidates) {
+    const entry = input.table.entries.get(pid) as ProcessEntry;
+    if (!hasAncestorIn(entry, input.table, pids)) roots.set(pid, agent);
+  }
+  return roots;
+}
+
+export function recogniseSessions(input: RecogniseInput, markers = collectMarkers(input)): LiveSession[] {
+  const children = indexChildren(input.table.entries);
+  const listening = input.listeningPids ?? new Set<number>();
+  const roots = findRoots(input, markers);
+  const claimed = new Set<number>();
+  const sessions = [...roots].map(([rootPid, agent]) => {
+    const root = input.table.entries.get(rootPid) as ProcessEntry;
+    const members: SessionMember[] = [];
+    const keys = new Set<string>([`${agent}:root-pid:${rootPid}`]);
+    const stack = [...(children.get(rootPid) ?? [])];
+    while (stack.length > 0) {
+      const entry = input.table.entries.get(stack.pop() as number);
+      if (entry === undefined || isZombie(entry) || claimed.has(entry.pid)) continue;
+      claimed.add(entry.pid);
+      const hits = markers.get(entry.pid) ?? [];
+      for (const key of sessionKeysOf(hits)) keys.add(key);
+      const subagent = rootAgentOf(entry, input.rules) !== null;
+      const role = roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
+      members.push({ entry, role, via: 'descendant' });
+      stack.push(...(children.get(entry.pid) ?? []));
+    }
+    return { id: sessionIdOf(agent, root), agent, root, members, sessionKeys: keys };
+  });
+  for (const session of sessions) claimed.add(session.root.pid);
+  addMarkedMembers(input, sessions, markers, claimed, listening);
+  return sessions.map((session) => ({ ...session, sessionKeys: [...session.sessionKeys] }));
+}
+
+/** Processes outside every root's subtree whose markers name a session (e.g. a setsid'd, reparented server). */
+function addMarkedMembers(
+  input: RecogniseInput,
+  sessions: { members: SessionMember[]; sessionKeys: Set<string> }[],
+  markers: ReadonlyMap<number, MarkerHit[]>,
+  claimed: Set<number>,
+  listening: ReadonlySet<number>,
+): void {
+  for (const [pid, hits] of markers) {
+    if (claimed.has(pid)) continue;
+    const keys = sessionKeysOf(hits);
+    const session = sessions.find((candidate) => keys.some((key) => candidate.sessionKeys.has(key)));
+    const entry = input.table.entries.get(pid);
+    if (session === undefined || entry === undefined) continue;
+    claimed.add(pid);
+    const subagent = rootAgentOf(entry, input.rules) !== null;
+    session.members.push({
+      entry,
+      role: roleOf(entry, input.rules, { subagent, listening: listening.has(pid) }),
+      via: 'marker',
+    });
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Folds what was just observed into the remembered sessions: new sessions are recorded, live ones
+ * gain members (a member keeps its place after it is reparented: that is the point), members seen
+ * dead in a full table are dropped, and sessions whose root is gone are marked ended. Writes only
+ * records that changed.
+ */
+import { identityKey, type ProcessTable } from '../table/types.js';
+import type { LiveSession, SessionMember } from './recognise.js';
+import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS, type StoredMember, type StoredSession } from './store-schema.js';
+
+export interface RememberResult {
+  readonly sessions: StoredSession[];
+  readonly changed: StoredSession[];
+  readonly started: StoredSession[];
+  readonly ended: StoredSession[];
+}
+
+function boundArgs(args: readonly string[]): string[] {
+  return args.slice(0, MAX_STORED_ARGS).map((arg) => arg.slice(0, MAX_STORED_ARG_CHARS));
+}
+
+function storedMember(member: SessionMember): StoredMember {
+  const { entry } = member;
+  return {
+    pid: entry.pid,
+    startTime: entry.startTime,
+    ppid: entry.ppid,
+    role: member.role,
+    args: boundArgs(entry.args),
+    via: member.via,
+  };
+}
+
+function isAlive(table: ProcessTable, pid: number, startTime: string): boolean {
+  const entry = table.entries.get(pid);
+  return entry !== undefined && entry.startTime === startTime && entry.state !== 'Z' && entry.state !== 'X';
+}
+
+function mergeMembers(previous: readonly StoredMember[], live: LiveSession, table: ProcessTable): StoredMember[] {
+  const merged = new Map<string, StoredMember>();
+  for (const member of previous)
+    if (isAlive(table, member.pid, member.startTime)) merged.set(identityKey(member), member);
+  // Current observation wins for ppid; remembered ones stay even when no longer descendants. A role
+  // once told apart is kept over a later `other` (sockets are only read on full scans).
+  for (const member of live.members) {
+    const current = storedMember(member);
+    const before = merged.get(identityKey(member.entry));
+    const role = current.role === 'other' && before !== undefined ? before.role : current.role;
+    merged.set(identityKey(member.entry), { ...current, role });
+  }
+  return [...merged.values()];
+}
+
+function sameMembers(a: readonly StoredMember[], b: readonly StoredMember[]): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map((member) => `${identityKey(member)}:${member.role}`));
+  return b.every((member) => keys.has(`${identityKey(member)}:${member.role}`));
+}
+
+function newRecord(live: LiveSession, now: number): StoredSession {
+  return {
+    version: 1,
+    id: live.id,
+    agent: live.agent,
+    root: { pid: live.root.pid, startTime: live.root.startTime, args: boundArgs(live.root.args) },
+    cwd: live.root.cwd,
+    startedAtMs: live.root.startedAtMs > 0 ? live.root.startedAtMs : now,
+    lastSeenAtMs: now,
+    endedAtMs: null,
+    members: live.members.map(storedMember),
+    sessionKeys: [...live.sessionKeys].slice(0, 100),
+  };
+}
+
+/**
+ * `table` must hold every remembered live root that is still alive (a full table, or a partial one
+ * read for exactly those pids); `live` is what recognition found in it (may be empty on a partial read).
+ */
+export function rememberObserved(
+  remembered: readonly StoredSession[],
+  live: readonly LiveSession[],
+  table: ProcessTable,
+  now: number,
+): RememberResult {
+  const byId = new Map(remembered.map((session) => [session.id, session]));
+  const changed: StoredSession[] = [];
+  const started: StoredSession[] = [];
+  const ended: StoredSession[] = [];
+  for (const session of live) {
+    const previous = byId.get(session.id);
+    if (previous === undefined) {
+      const record = newRecord(session, now);
+      byId.set(record.id, record);
+      changed.push(record);
+      started.push(record);
+      continue;
+    }
+    const members = mergeMembers(previous.members, session, table);
+    const keys = [...new Set([...previous.sessionKeys, ...session.sessionKeys])].slice(0, 100);
+    if (sameMembers(previous.members, members) && keys.length === previous.sessionKeys.length) continue;
+    const record = { ...previous, members, sessionKeys: keys, lastSeenAtMs: now };
+    byId.set(record.id, record);
+    changed.push(record);
+  }
+  for (const session of byId.values()) {
+    if (session.endedAtMs !== null || isAlive(table, session.root.pid, session.root.startTime)) continue;
+    const record = { ...session, endedAtMs: now };
+    byId.set(record.id, record);
+    changed.push(record);
+    ended.push(record);
+  }
+  return { sessions: [...byId.values()], changed, started, ended };
+}

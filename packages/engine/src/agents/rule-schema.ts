@@ -1,0 +1,83 @@
+/**
+ * The shape of an agent rules file (the built-in one and users' `<state dir>/agent-rules/*.json`),
+ * checked with zod before anything is compiled. Patterns are JavaScript regular expressions.
+ */
+import { z } from 'zod';
+
+/** Longest accepted pattern: rules are hand-written, and a bound keeps a hostile file cheap to reject. */
+export const MAX_PATTERN_CHARS = 300;
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const pattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATTERN_CHARS)
+  .refine((source) => compiles(source), { message: 'is not a valid regular expression' });
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every pattern present must match: argv[0], argv[1], or the whole argv joined with spaces. */
+const argvShape = z
+  .object({
+    argv0: pattern.optional(),
+    argv1: pattern.optional(),
+    commandLine: pattern.optional(),
+    evidence: z.string().max(500).optional(),
+  })
+  .strict()
+  .refine((shape) => shape.argv0 !== undefined || shape.argv1 !== undefined || shape.commandLine !== undefined, {
+    message: 'needs at least one of argv0, argv1, commandLine',
+  });
+
+export const markerRuleSchema = z
+  .object({
+    /** Environment variable name. */
+    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/),
+    /** Pattern the value must match; any value counts when absent. */
+    value: pattern.optional(),
+    /** `session`: the value names the agent session; `root-pid`: the value is the agent root's pid. */
+    names: z.enum(['session', 'root-pid']).optional(),
+    evidence: z.string().max(500).optional(),
+  })
+  .strict();
+
+export const agentRuleSchema = z
+  .object({
+    id: z.string().regex(AGENT_ID_PATTERN, 'lowercase letters, digits, ".", "_" and "-"'),
+    name: z.string().min(1).max(100),
+    roots: z.array(argvShape).max(50),
+    markers: z.array(markerRuleSchema).max(50),
+  })
+  .strict();
+
+export const memberRoles = ['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'other'] as const;
+export type MemberRole = (typeof memberRoles)[number];
+
+/** Role rules for members told apart by argv; `dev-server` (a listening socket) and `subagent` are built in. */
+const roleRuleSchema = z
+  .object({
+    role: z.enum(['mcp-server', 'shell', 'browser']),
+    argv0: pattern.optional(),
+    argv1: pattern.optional(),
+    commandLine: pattern.optional(),
+  })
+  .strict();
+
+export const rulesFileSchema = z
+  .object({
+    version: z.literal(1),
+    notes: z.array(z.string().max(2000)).max(50).optional(),
+    agents: z.array(agentRuleSchema).max(100),
+    roles: z.array(roleRuleSchema).max(100).optional(),
+  })
+  .strict();
+
+export type RulesFile = z.infer<typeof rulesFileSchema>;
+export type AgentRuleInput = z.infer<typeof agentRuleSchema>;

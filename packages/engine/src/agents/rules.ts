@@ -1,0 +1,160 @@
+/**
+ * Agent rules, compiled: the built-in file plus users' files in `<state dir>/agent-rules/*.json`.
+ * A user file that does not parse or validate is reported in `problems` and skipped; the others
+ * still load. A user rule with a built-in agent's id adds to that agent's evidence.
+ */
+import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
+import builtin from './builtin-rules.json' with { type: 'json' };
+import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
+
+/** A rules file larger than this is refused unread: rules are a few KiB. */
+export const MAX_RULES_FILE_BYTES = 256 * 1024;
+/** At most this many user files are read. */
+export const MAX_USER_RULE_FILES = 50;
+export const AGENT_RULES_DIR = 'agent-rules';
+
+export interface ArgvPattern {
+  readonly argv0?: RegExp;
+  readonly argv1?: RegExp;
+  readonly commandLine?: RegExp;
+}
+
+export interface MarkerRule {
+  readonly agent: string;
+  readonly name: string;
+  readonly value?: RegExp;
+  readonly names?: 'session' | 'root-pid';
+}
+
+export interface AgentRule {
+  readonly id: string;
+  readonly name: string;
+  readonly roots: readonly ArgvPattern[];
+  readonly markers: readonly MarkerRule[];
+}
+
+export interface RoleRule extends ArgvPattern {
+  readonly role: Extract<MemberRole, 'mcp-server' | 'shell' | 'browser'>;
+}
+
+export interface AgentRules {
+  readonly agents: readonly AgentRule[];
+  readonly roles: readonly RoleRule[];
+  /** Every marker of every agent, by variable name (one name may serve several agents: CLAUDECODE). */
+  readonly markersByName: ReadonlyMap<string, readonly MarkerRule[]>;
+}
+
+export interface RulesProblem {
+  readonly file: string;
+  readonly message: string;
+}
+
+export interface LoadedRules {
+  readonly rules: AgentRules;
+  readonly problems: readonly RulesProblem[];
+}
+
+function compileShape(shape: { argv0?: string; argv1?: string; commandLine?: string }): ArgvPattern {
+  return {
+    ...(shape.argv0 !== undefined ? { argv0: new RegExp(shape.argv0) } : {}),
+    ...(shape.argv1 !== undefined ? { argv1: new RegExp(shape.argv1) } : {}),
+    ...(shape.commandLine !== undefined ? { commandLine: new RegExp(shape.commandLine) } : {}),
+  };
+}
+
+/** Merges validated files into one rule set (later files add to agents of the same id). */
+export function compileRules(files: readonly RulesFile[]): AgentRules {
+  const agents = new Map<string, { id: string; name: string; roots: ArgvPattern[]; markers: MarkerRule[] }>();
+  const roles: RoleRule[] = [];
+  for (const file of files) {
+    for (const input of file.agents) {
+      const agent = agents.get(input.id) ?? { id: input.id, name: input.name, roots: [], markers: [] };
+      agent.roots.push(...input.roots.map(compileShape));
+      agent.markers.push(
+        ...input.markers.map((marker) => ({
+          agent: input.id,
+          name: marker.name,
+          ...(marker.value !== undefined ? { value: new RegExp(marker.value) } : {}),
+          ...(marker.names !== undefined ? { names: marker.names } : {}),
+        })),
+      );
+      agents.set(input.id, agent);
+    }
+    for (const role of file.roles ?? []) roles.push({ role: role.role, ...compileShape(role) });
+  }
+  const markersByName = new Map<string, MarkerRule[]>();
+  for (const agent of agents.values()) {
+    for (const marker of agent.markers)
+      markersByName.set(marker.name, [...(markersByName.get(marker.name) ?? []), marker]);
+  }
+  return { agents: [...agents.values()], roles, markersByName };
+}
+
+/** Validates one file's text; throws an Error whose message says what is wrong and where. */
+export function parseRulesText(text: string): RulesFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = rulesFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new Error(`invalid rules: ${first?.path.join('.') || '(top)'}: ${first?.message ?? 'rejected'}`);
+  }
+  return parsed.data;
+}
+
+export function builtinRulesFile(): RulesFile {
+  return parseRulesText(JSON.stringify(builtin));
+}
+
+/** A user rules file, read only when it is a private regular file of ours (state/trust.ts). */
+function readRulesFile(file: string): string {
+  const fd = openPrivateFile(file, constants.O_RDONLY);
+  if (fd === null) throw new Error('gone while reading');
+  try {
+    if (fstatSync(fd).size > MAX_RULES_FILE_BYTES) throw new Error(`larger than ${MAX_RULES_FILE_BYTES} bytes`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
+  let names: string[];
+  try {
+    // Rules decide what counts as agent evidence: a directory another user could write is not read.
+    if (!checkPrivatePath(dir, 'directory')) return []; // No user rules: nothing to add.
+    names = readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+  } catch (error) {
+    problems.push({ file: dir, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
+    return [];
+  }
+  if (names.length > MAX_USER_RULE_FILES) {
+    problems.push({ file: dir, message: `${names.length} files; only the first ${MAX_USER_RULE_FILES} are read` });
+    names = names.slice(0, MAX_USER_RULE_FILES);
+  }
+  const files: RulesFile[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    try {
+      files.push(parseRulesText(readRulesFile(file)));
+    } catch (error) {
+      problems.push({ file, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+  return files;
+}
+
+/** The built-in rules plus every valid user file under `<stateRoot>/agent-rules/`. */
+export function loadAgentRules(stateRoot: string): LoadedRules {
+  const problems: RulesProblem[] = [];
+  const files = [builtinRulesFile(), ...readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems)];
+  return { rules: compileRules(files), problems };
+}

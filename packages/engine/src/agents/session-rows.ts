@@ -1,0 +1,69 @@
+/** Remembered sessions and leaks as the rows of the shared contract (`sessions --json`, `orphans --json`). */
+import type { AgentLeakGroup, AgentSessionRow } from '@treewarden/protocol';
+import type { AgentLeak } from './find-leaks.js';
+import type { LiveSession } from './recognise.js';
+import type { StoredSession } from './store-schema.js';
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+export function sessionRow(
+  session: StoredSession,
+  live: LiveSession | undefined,
+  leak: AgentLeak | undefined,
+): AgentSessionRow {
+  const members =
+    live !== undefined
+      ? live.members.map(({ entry, role }) => ({
+          pid: entry.pid,
+          startTime: entry.startTime,
+          role,
+          args: [...entry.args],
+        }))
+      : session.members.map(({ pid, startTime, role, args }) => ({ pid, startTime, role, args }));
+  return {
+    id: session.id,
+    agent: session.agent,
+    state: session.endedAtMs === null ? 'live' : 'ended',
+    root: { pid: session.root.pid, startTime: session.root.startTime },
+    cwd: session.cwd,
+    startedAt: iso(session.startedAtMs) as string,
+    endedAt: iso(session.endedAtMs),
+    members,
+    leaked: leak?.processes.map((process) => process.entry.pid) ?? [],
+  };
+}
+
+export function sessionRows(
+  sessions: readonly StoredSession[],
+  live: readonly LiveSession[],
+  leaks: readonly AgentLeak[],
+): AgentSessionRow[] {
+  const liveById = new Map(live.map((session) => [session.id, session]));
+  const leakById = new Map(leaks.map((leak) => [leak.sessionId, leak]));
+  return sessions.map((session) => sessionRow(session, liveById.get(session.id), leakById.get(session.id)));
+}
+
+export function leakGroupRow(leak: AgentLeak): AgentLeakGroup {
+  return {
+    kind: 'agent',
+    agent: leak.agent,
+    sessionId: leak.sessionId,
+    root: leak.root === null ? null : { pid: leak.root.pid, startTime: leak.root.startTime },
+    runId: null,
+    leaseId: null,
+    why: leak.why,
+    processes: leak.processes.map(({ entry, role, reasons }) => ({
+      pid: entry.pid,
+      startTime: entry.startTime,
+      ppid: entry.ppid,
+      pgid: entry.pgid,
+      sid: entry.sid,
+      cwd: entry.cwd,
+      args: [...entry.args],
+      role,
+      reasons: [...reasons],
+    })),
+  };
+}

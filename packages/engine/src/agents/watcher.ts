@@ -1,0 +1,77 @@
+/**
+ * The headless observer behind `treewarden watch` (and, next, the host): a full table read at start
+ * and every FULL_SCAN_INTERVAL_MS to find new sessions; between them, focused reads that follow
+ * new orphans and the remembered sessions only. Each tick returns the events it saw.
+ */
+import type { IdentityCache } from '../table/linux-entry.js';
+import { readProcTable } from '../table/linux-proc.js';
+import { identityKey } from '../table/types.js';
+import type { MarkerReader } from './environ.js';
+import type { AgentLeak } from './find-leaks.js';
+import { hasMarkers, readFocusedTable } from './focused-table.js';
+import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
+import { readSessions, type StoreProblem } from './session-store.js';
+import type { StoredSession } from './store-schema.js';
+
+/** New sessions are found by a full read this often; leaks of known ones are followed every tick. */
+export const FULL_SCAN_INTERVAL_MS = 10_000;
+/** Default time between ticks: a leak shows within about this long after its session died. */
+export const WATCH_TICK_MS = 1000;
+
+export type AgentEvent =
+  | { readonly type: 'session-started'; readonly session: StoredSession }
+  | { readonly type: 'session-ended'; readonly session: StoredSession }
+  | { readonly type: 'leak-found'; readonly leak: AgentLeak; readonly newPids: readonly number[] };
+
+export interface AgentWatcher {
+  tick(now?: number): { readonly observation: AgentObservation; readonly events: readonly AgentEvent[] };
+}
+
+export interface WatcherOptions extends ObserveContext {
+  readonly fullScanIntervalMs?: number;
+}
+
+export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
+  const interval = options.fullScanIntervalMs ?? FULL_SCAN_INTERVAL_MS;
+  const uid = options.uid ?? currentUid();
+  const cache: IdentityCache = new Map();
+  let reported = new Set<string>();
+  let remembered: StoredSession[] | null = null;
+  let storeProblems: StoreProblem[] = [];
+  const evidence = hasMarkers(options.readMarkers as MarkerReader);
+  let lastFullAt = Number.NEGATIVE_INFINITY;
+  let subreapers = new Set<number>();
+  return {
+    tick(now = Date.now()) {
+      const full = now - lastFullAt >= interval;
+      // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
+      // between them this watcher's own last view is current, and re-parsing every file each tick is waste.
+      if (full || remembered === null) {
+        const store = readSessions(options.stateRoot);
+        remembered = store.sessions;
+        storeProblems = store.problems;
+      }
+      const table = full ? readProcTable() : readFocusedTable(remembered, subreapers, evidence, cache);
+      if (full) {
+        lastFullAt = now;
+        subreapers = findSubreapers(table, uid);
+      }
+      const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
+      remembered = [...observation.sessions];
+      const events: AgentEvent[] = [
+        ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
+        ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
+      ];
+      const current = new Set<string>();
+      for (const leak of observation.leaks) {
+        const fresh = leak.processes.filter((process) => !reported.has(identityKey(process.entry)));
+        for (const process of leak.processes) current.add(identityKey(process.entry));
+        if (fresh.length > 0)
+          events.push({ type: 'leak-found', leak, newPids: fresh.map((process) => process.entry.pid) });
+      }
+      // An identity never comes back once gone, so only the current leaks need remembering.
+      reported = current;
+      return { observation, events };
+    },
+  };
+}

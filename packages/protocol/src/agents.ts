@@ -1,0 +1,71 @@
+/**
+ * Agent sessions in the shared contract: what `treewarden sessions --json` prints, and the agent
+ * leak groups `treewarden orphans --json` adds (`kind: "agent"`). The host will put the same rows
+ * in its snapshot so the UI can show sessions beside leases and leaks in the banner.
+ */
+import { z } from 'zod';
+
+const pid = z.number().int().positive();
+const startTime = z.string().min(1).max(64);
+const args = z.array(z.string());
+
+export const agentRoleSchema = z.enum(['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'other']);
+export type AgentRole = z.infer<typeof agentRoleSchema>;
+
+export const agentSessionMemberSchema = z.object({ pid, startTime, role: agentRoleSchema, args }).strict();
+
+export const agentSessionSchema = z
+  .object({
+    id: z.string().min(1).max(160),
+    /** Rule id: `claude-code`, `codex`, `gemini`, `opencode`, `goose`, `cursor-agent`, `aider`, `amp`, or a user rule's. */
+    agent: z.string().min(1).max(64),
+    state: z.enum(['live', 'ended']),
+    root: z.object({ pid, startTime }).strict(),
+    cwd: z.string().nullable(),
+    /** ISO 8601. */
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    members: z.array(agentSessionMemberSchema),
+    /** Pids of members alive after the session ended (empty while live). */
+    leaked: z.array(pid),
+  })
+  .strict();
+export type AgentSessionRow = z.infer<typeof agentSessionSchema>;
+
+export const agentSessionsReportSchema = z
+  .object({
+    sessions: z.array(agentSessionSchema),
+    /** Rule files or remembered records that were skipped, with why. */
+    problems: z.array(z.object({ file: z.string(), message: z.string() }).strict()).optional(),
+  })
+  .strict();
+export type AgentSessionsReport = z.infer<typeof agentSessionsReportSchema>;
+
+export const agentLeakProcessSchema = z
+  .object({
+    pid,
+    startTime,
+    ppid: z.number().int().nonnegative(),
+    pgid: z.number().int().nonnegative(),
+    sid: z.number().int().nonnegative(),
+    cwd: z.string().nullable(),
+    args,
+    role: agentRoleSchema,
+    reasons: z.array(z.string()).min(1),
+  })
+  .strict();
+
+export const agentLeakGroupSchema = z
+  .object({
+    kind: z.literal('agent'),
+    agent: z.string().min(1).max(64),
+    sessionId: z.string().min(1).max(160),
+    /** The remembered session's dead root; null when the tree was found from markers alone. */
+    root: z.object({ pid, startTime }).strict().nullable(),
+    runId: z.null(),
+    leaseId: z.null(),
+    why: z.string(),
+    processes: z.array(agentLeakProcessSchema).min(1),
+  })
+  .strict();
+export type AgentLeakGroup = z.infer<typeof agentLeakGroupSchema>;
