@@ -42,6 +42,8 @@ function FlagSettingsForm({ onDone }: { onDone(): void }) {
 
   return (
     <form
+      // Our own validation names each bad field; the browser's would block the submit silently.
+      noValidate
       className="flag-settings"
       aria-label="Flag thresholds"
       onSubmit={(event) => {

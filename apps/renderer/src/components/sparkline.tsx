@@ -11,6 +11,10 @@ export const SPARK_HEIGHT = 24;
 /** CPU curves never zoom in below this ceiling, so 0.3 % of noise does not look like a spike. */
 export const CPU_SCALE_FLOOR_PERCENT = 10;
 
+/** Memory curves span at least this share of their value (or MEMORY_FLAT_MIN_BYTES), centred. */
+const MEMORY_FLAT_SHARE = 0.05;
+const MEMORY_FLAT_MIN_BYTES = 1024 * 1024;
+
 export type SeriesKind = 'cpu' | 'memory';
 
 export function valuesOf(samples: readonly Sample[], kind: SeriesKind): number[] {
@@ -23,7 +27,10 @@ export function rangeOf(values: readonly number[], kind: SeriesKind): { low: num
   const high = Math.max(...values);
   if (kind === 'cpu') return { low: 0, high: Math.max(high, CPU_SCALE_FLOOR_PERCENT) };
   const low = Math.min(...values);
-  return high > low ? { low, high } : { low: low - 1, high: high + 1 };
+  // A flat or nearly flat memory curve is drawn mid-box on a scale a person can read (±5 %),
+  // not zoomed into a few bytes of noise.
+  const pad = Math.max(high * MEMORY_FLAT_SHARE, MEMORY_FLAT_MIN_BYTES) - (high - low) / 2;
+  return pad > 0 ? { low: Math.max(0, low - pad), high: high + pad } : { low, high };
 }
 
 /** The SVG path of the curve in a width × height box; empty with fewer than two samples. */
