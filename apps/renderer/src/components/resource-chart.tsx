@@ -9,6 +9,7 @@ import { rangeOf, type SeriesKind, spanOf, sparkPath, valuesOf } from './sparkli
 
 const CHART_WIDTH = 300;
 const CHART_HEIGHT = 64;
+const MS_PER_SECOND = 1000;
 
 function formatValue(kind: SeriesKind, value: number): string {
   return kind === 'cpu' ? `${formatPercent(value)} %` : formatBytes(value);
@@ -59,7 +60,7 @@ export function ResourceChart({ samples, what }: { samples: readonly Sample[]; w
       <ChartRow samples={samples} kind="cpu" />
       <ChartRow samples={samples} kind="memory" />
       <div className="chart-x" title={`Time window: the last ${formatDuration(span)}`}>
-        <span>{samples.length > 1 ? `${formatDuration(span)} ago` : '—'}</span>
+        <span>{samples.length < 2 ? '—' : span < MS_PER_SECOND ? 'under 1s ago' : `${formatDuration(span)} ago`}</span>
         <span>now</span>
       </div>
     </section>
