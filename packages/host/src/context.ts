@@ -25,6 +25,8 @@ export interface HostContext {
   readonly scenarios: Set<HostScenario>;
   /** Clients currently showing the system-wide table. */
   readonly systemWatchers: Set<string>;
+  /** Those of them that show the Ports column: only then is every process's port map read. */
+  readonly systemPortWatchers: Set<string>;
   orphans: readonly OrphanView[];
   /** The last system table sent, by identity key; null → the next diff is full. */
   systemTable: Map<string, ProcessNode> | null;

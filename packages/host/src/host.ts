@@ -65,6 +65,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     released: new Map(),
     scenarios: new Set(),
     systemWatchers: new Set(),
+    systemPortWatchers: new Set(),
     orphans: [],
     systemTable: null,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
@@ -152,6 +153,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     },
     dropClient(clientId) {
       context.systemWatchers.delete(clientId);
+      context.systemPortWatchers.delete(clientId);
       if (context.systemWatchers.size === 0) context.systemTable = null;
     },
     pollNow: () => poller.tick(),

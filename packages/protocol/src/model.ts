@@ -3,6 +3,7 @@
  * Every type here is inferred from a zod schema, so the same definition validates at runtime.
  */
 import { z } from 'zod';
+import { listeningSocketSchema, MAX_LISTENING_PER_PROCESS } from './ports.js';
 import {
   CLASSIFICATIONS,
   KILL_RESULTS,
@@ -66,6 +67,11 @@ export const processNodeSchema = z.object({
   escapedInto: z.enum(['session', 'group']).optional(),
   /** Run members only: why the host counts this process as part of its run (identity-checked evidence). */
   evidence: z.array(z.string().max(512)).max(8).optional(),
+  /**
+   * Sockets it listens on, from the host's port read (every PORT_READ_INTERVAL_MS, not each tick):
+   * run members always, every process only while a view asks for the full map. Absent = none seen.
+   */
+  listening: z.array(listeningSocketSchema).max(MAX_LISTENING_PER_PROCESS).optional(),
 });
 export type ProcessNode = z.infer<typeof processNodeSchema>;
 

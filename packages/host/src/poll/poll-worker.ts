@@ -4,12 +4,26 @@
  * It answers one request at a time; the host never has more than one read in flight.
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import { createTableReader, findOrphans, readLeanProcTable, statePaths } from '@treewarden/engine';
+import {
+  createPortReader,
+  createTableReader,
+  findOrphans,
+  type PortReader,
+  readLeanProcTable,
+  statePaths,
+} from '@treewarden/engine';
 import type { PollRequest, PollResponse } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
 // kernel's children files); it lives here so its cache is reused across polls.
 const reader = createTableReader();
+// Created on first use: a platform without a port reader fails only the port requests, with its message.
+let portReader: PortReader | null = null;
+
+async function readPorts(pids: readonly number[] | null) {
+  portReader ??= createPortReader();
+  return pids === null ? portReader.readAll() : portReader.readForPids(pids);
+}
 
 async function answer(request: PollRequest): Promise<PollResponse> {
   const started = performance.now();
@@ -17,6 +31,10 @@ async function answer(request: PollRequest): Promise<PollResponse> {
     if (request.kind === 'orphans') {
       const orphans = findOrphans({ paths: statePaths(request.stateDir) });
       return { id: request.id, ok: true, orphans, durationMs: performance.now() - started, threadId };
+    }
+    if (request.kind === 'ports') {
+      const ports = await readPorts(request.pids);
+      return { id: request.id, ok: true, ports, durationMs: performance.now() - started, threadId };
     }
     const table =
       request.kind === 'all'

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { OrphanScan, ProcessTable, TableReader } from '@treewarden/engine';
+import type { OrphanScan, PortMap, ProcessTable, TableReader } from '@treewarden/engine';
 import type { PollRequest, PollResponse } from './messages.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
@@ -21,6 +21,8 @@ export interface WorkerTableReader extends TableReader {
   readonly lean: TableReader;
   /** The engine's orphan finder, run in the worker; null when it failed or timed out. */
   scanOrphans(stateDir: string): Promise<OrphanScan | null>;
+  /** Listening sockets of the given pids (null: every process), read in the worker; null when none could be read. */
+  readPorts(pids: readonly number[] | null): Promise<PortMap | null>;
   /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
   counts(): Readonly<Record<PollKind, number>>;
   /** Duration and thread of the last completed read. */
@@ -31,7 +33,10 @@ export interface WorkerTableReader extends TableReader {
 export type PollKind = PollRequest['kind'];
 
 type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
-type PollRequestBody = TableRequestBody | { kind: 'orphans'; stateDir: string };
+type PollRequestBody =
+  | TableRequestBody
+  | { kind: 'orphans'; stateDir: string }
+  | { kind: 'ports'; pids: readonly number[] | null };
 
 function defaultWorkerUrl(): URL {
   const sibling = new URL('./poll-worker.js', import.meta.url);
@@ -48,7 +53,7 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   let nextId = 1;
   let last: WorkerReadStats | null = null;
   let closed = false;
-  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0 };
+  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, ports: 0 };
 
   worker.on('message', (response: PollResponse) => {
     const settle = pending.get(response.id);
@@ -96,6 +101,10 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
     async scanOrphans(stateDir) {
       const response = await send({ kind: 'orphans', stateDir });
       return response?.ok && 'orphans' in response ? response.orphans : null;
+    },
+    async readPorts(pids) {
+      const response = await send({ kind: 'ports', pids: pids === null ? null : [...pids] });
+      return response?.ok && 'ports' in response ? response.ports : null;
     },
     counts: () => ({ ...counts }),
     lastRead: () => last,
