@@ -2,6 +2,7 @@
 import type { Command } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
+import { cleanAgentLeaks } from './agent-commands.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
 import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
@@ -11,6 +12,7 @@ export async function dispatchCommand(
   command: Command,
   clientId: string,
   systemCpu: CpuTracker,
+  sessionCpu: CpuTracker,
 ): Promise<unknown> {
   switch (command.type) {
     case 'startRun':
@@ -23,6 +25,8 @@ export async function dispatchCommand(
       return releaseLease(context, command);
     case 'cleanOrphans':
       return cleanOrphans(context, command);
+    case 'cleanAgentLeaks':
+      return cleanAgentLeaks(context, command, sessionCpu);
     case 'listScenarios':
       return listScenarios(context);
     case 'runScenario':

@@ -3,6 +3,7 @@
  * kill recorded in the ledger), the lease registry, the ledger's history, orphans and scenarios.
  */
 import {
+  cleanAgentLeaks,
   type KillOutcome,
   killTree,
   type ProcessEntry,
@@ -286,6 +287,8 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       const settled = settleEndedRuns(scan, { paths, actor: appActor(), stillAlive });
       return { orphans, settled };
     },
+    observeAgents: (reader) => reader.observeAgents(paths.root),
+    cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,

@@ -1,6 +1,7 @@
 /** Messages between the host and its poll worker (structured-cloned; Maps survive the trip). */
 import type { ProcessEntry } from '@treewarden/engine';
 import type { OrphanScan } from '@treewarden/engine/orphans/index';
+import type { AgentScan } from './agent-observer.js';
 
 export type PollRequest =
   | { readonly id: number; readonly kind: 'all' }
@@ -8,7 +9,9 @@ export type PollRequest =
   | { readonly id: number; readonly kind: 'lean' }
   | { readonly id: number; readonly kind: 'trees'; readonly rootPids: readonly number[] }
   /** The engine's orphan finder: reads every process's environment, so it never runs on the main thread. */
-  | { readonly id: number; readonly kind: 'orphans'; readonly stateDir: string };
+  | { readonly id: number; readonly kind: 'orphans'; readonly stateDir: string }
+  /** One tick of the agent-session observer (its focused read; a full one only now and then). */
+  | { readonly id: number; readonly kind: 'agents'; readonly stateDir: string };
 
 export type PollResponse =
   | {
@@ -25,6 +28,13 @@ export type PollResponse =
       readonly id: number;
       readonly ok: true;
       readonly orphans: OrphanScan;
+      readonly durationMs: number;
+      readonly threadId: number;
+    }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly agents: AgentScan;
       readonly durationMs: number;
       readonly threadId: number;
     }

@@ -8,6 +8,7 @@ import { createTableReader } from '@treewarden/engine';
 import { findOrphans } from '@treewarden/engine/orphans/index';
 import { readLeanProcTable } from '@treewarden/engine/ownership/proc-reader';
 import { statePaths } from '@treewarden/engine/state/index';
+import { observeAgents } from './agent-observer.js';
 import type { PollRequest, PollResponse } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
@@ -20,6 +21,10 @@ async function answer(request: PollRequest): Promise<PollResponse> {
     if (request.kind === 'orphans') {
       const orphans = findOrphans({ paths: statePaths(request.stateDir) });
       return { id: request.id, ok: true, orphans, durationMs: performance.now() - started, threadId };
+    }
+    if (request.kind === 'agents') {
+      const agents = observeAgents(request.stateDir);
+      return { id: request.id, ok: true, agents, durationMs: performance.now() - started, threadId };
     }
     const table =
       request.kind === 'all'

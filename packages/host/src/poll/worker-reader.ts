@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ProcessTable, TableReader } from '@treewarden/engine';
 import type { OrphanScan } from '@treewarden/engine/orphans/index';
+import type { AgentScan } from './agent-observer.js';
 import type { PollRequest, PollResponse } from './messages.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
@@ -22,6 +23,8 @@ export interface WorkerTableReader extends TableReader {
   readonly lean: TableReader;
   /** The engine's orphan finder, run in the worker; null when it failed or timed out. */
   scanOrphans(stateDir: string): Promise<OrphanScan | null>;
+  /** One tick of the agent-session observer, run in the worker; null when it failed or timed out. */
+  observeAgents(stateDir: string): Promise<AgentScan | null>;
   /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
   counts(): Readonly<Record<PollKind, number>>;
   /** Duration and thread of the last completed read. */
@@ -32,7 +35,7 @@ export interface WorkerTableReader extends TableReader {
 export type PollKind = PollRequest['kind'];
 
 type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
-type PollRequestBody = TableRequestBody | { kind: 'orphans'; stateDir: string };
+type PollRequestBody = TableRequestBody | { kind: 'orphans' | 'agents'; stateDir: string };
 
 function defaultWorkerUrl(): URL {
   const sibling = new URL('./poll-worker.js', import.meta.url);
@@ -49,7 +52,7 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   let nextId = 1;
   let last: WorkerReadStats | null = null;
   let closed = false;
-  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0 };
+  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, agents: 0 };
 
   worker.on('message', (response: PollResponse) => {
     const settle = pending.get(response.id);
@@ -97,6 +100,10 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
     async scanOrphans(stateDir) {
       const response = await send({ kind: 'orphans', stateDir });
       return response?.ok && 'orphans' in response ? response.orphans : null;
+    },
+    async observeAgents(stateDir) {
+      const response = await send({ kind: 'agents', stateDir });
+      return response?.ok && 'agents' in response ? response.agents : null;
     },
     counts: () => ({ ...counts }),
     lastRead: () => last,

@@ -1,0 +1,74 @@
+/**
+ * Agent sessions, observed inside the poll worker: one engine watcher per state dir (its focused
+ * per-tick read, a full table only every FULL_SCAN_INTERVAL_MS), so the host's main thread never
+ * reads /proc for agents. Each tick answers the sessions as protocol rows, the leaks with their
+ * evidence, and the live entries of every session process (the host turns them into tree nodes).
+ */
+import {
+  type AgentLeak,
+  type AgentWatcher,
+  createAgentWatcher,
+  loadAgentRules,
+  markerReaderFor,
+  type ProcessEntry,
+  sessionRows,
+} from '@treewarden/engine';
+import type { AgentSessionRow } from '@treewarden/protocol';
+
+export interface AgentScan {
+  readonly rows: readonly AgentSessionRow[];
+  readonly leaks: readonly AgentLeak[];
+  /** Live roots, members and leaked processes of the rows, by pid (same read as the rows). */
+  readonly entries: ReadonlyMap<number, ProcessEntry>;
+  readonly readAtMs: number;
+  /** Rule files or remembered records skipped, with why. */
+  readonly problems: readonly { readonly file: string; readonly message: string }[];
+}
+
+const watchers = new Map<string, AgentWatcher>();
+
+function watcherFor(stateDir: string): AgentWatcher {
+  let watcher = watchers.get(stateDir);
+  if (watcher === undefined) {
+    const loaded = loadAgentRules(stateDir);
+    watcher = createAgentWatcher({
+      stateRoot: stateDir,
+      rules: loaded.rules,
+      rulesProblems: loaded.problems,
+      readMarkers: markerReaderFor(loaded.rules),
+    });
+    watchers.set(stateDir, watcher);
+  }
+  return watcher;
+}
+
+/** Only what the rows name travels back to the host: a focused table is small, a full one is not. */
+function sessionEntries(
+  rows: readonly AgentSessionRow[],
+  leaks: readonly AgentLeak[],
+  table: ReadonlyMap<number, ProcessEntry>,
+): Map<number, ProcessEntry> {
+  const entries = new Map<number, ProcessEntry>();
+  const keep = (pid: number, startTime: string) => {
+    const entry = table.get(pid);
+    if (entry !== undefined && entry.startTime === startTime) entries.set(pid, entry);
+  };
+  for (const row of rows) {
+    keep(row.root.pid, row.root.startTime);
+    for (const member of row.members) keep(member.pid, member.startTime);
+  }
+  for (const leak of leaks) for (const { entry } of leak.processes) keep(entry.pid, entry.startTime);
+  return entries;
+}
+
+export function observeAgents(stateDir: string): AgentScan {
+  const { observation } = watcherFor(stateDir).tick();
+  const rows = sessionRows(observation.sessions, observation.live, observation.leaks);
+  return {
+    rows,
+    leaks: observation.leaks,
+    entries: sessionEntries(rows, observation.leaks, observation.table.entries),
+    readAtMs: observation.table.readAtMs,
+    problems: observation.problems.map(({ file, message }) => ({ file, message })),
+  };
+}
