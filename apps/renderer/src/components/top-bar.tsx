@@ -3,9 +3,11 @@ import { useShallow } from 'zustand/react/shallow';
 import { setPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
+import { NotifyToggle } from './notify-toggle';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
+  { id: 'sessions', label: 'Sessions' },
   { id: 'system', label: 'All processes' },
   { id: 'scenarios', label: 'Scenarios' },
   { id: 'history', label: 'History' },
@@ -72,6 +74,7 @@ export function TopBar() {
             ))}
           </select>
         ) : null}
+        <NotifyToggle />
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />
           {connection === 'open' ? 'connected' : connection}
