@@ -45,6 +45,9 @@ describe('agent sessions in the host', () => {
       expect(live.processes[0]).toMatchObject({ pid: agent.rootPid, role: 'root' });
       expect(live.rssBytes).toBe(live.processes.reduce((sum, node) => sum + node.rssBytes, 0));
       expect(live.rssBytes).toBeGreaterThan(0);
+      // The dev server's port, as the fixture reported it once listening.
+      const devPort = agent.reports.find((report) => report.role === 'dev-server')?.port;
+      expect(live.processes.find((node) => node.role === 'dev-server')?.listeningPorts).toEqual([devPort]);
       // A live session's members are never leaks.
       expect(agentLeaksOf(latestSnapshot(events), live.id)).toEqual([]);
 

@@ -190,7 +190,11 @@ export const orphanViewSchema = z.object({
 export type OrphanView = z.infer<typeof orphanViewSchema>;
 
 /** A session's live process (root or member) with its role, as a tree node. */
-export const sessionProcessSchema = processNodeSchema.extend({ role: agentRoleSchema.or(z.literal('root')) });
+export const sessionProcessSchema = processNodeSchema.extend({
+  role: agentRoleSchema.or(z.literal('root')),
+  /** TCP ports a dev server listens on (read for dev-server members only). */
+  listeningPorts: z.array(z.number().int().min(1).max(65_535)).max(16).optional(),
+});
 export type SessionProcess = z.infer<typeof sessionProcessSchema>;
 
 /** An agent session as the UI shows it: the CLI's row plus its live processes and their totals. */

@@ -21,6 +21,16 @@ function describeOrphan(orphan: OrphanView): string {
   return `pid ${orphan.process.pid} ${orphan.process.commandLine || orphan.process.command}${run}`;
 }
 
+/** Agent sessions named in the banner with why they count as dead (once per session, not per process). */
+const NAMED_AGENT_EVIDENCE = 2;
+
+function agentEvidence(orphans: readonly OrphanView[]): string[] {
+  const whys = new Set(
+    orphans.flatMap((orphan) => (orphan.kind === 'agent' && orphan.reasons[0] ? [orphan.reasons[0]] : [])),
+  );
+  return [...whys].slice(0, NAMED_AGENT_EVIDENCE);
+}
+
 export function OrphanBanner() {
   const orphans = useAppStore(useShallow((state) => state.snapshot?.orphans ?? []));
   const cleaning = useAppStore((state) => cleanKey() in state.pending);
@@ -66,14 +76,17 @@ export function OrphanBanner() {
               {orphan.runId ? ` (${orphan.runId})` : ''}
               {orphan.kind === 'unregistered' ? ' · unregistered' : ''}
               {orphan.kind === 'agent' ? ` (${orphan.agent ?? 'agent'} ${ROLE_LABELS[orphan.role ?? 'other']})` : ''}
-              {orphan.kind === 'agent' && orphan.reasons[0] ? (
-                <span className="banner-evidence"> — {orphan.reasons[0]}</span>
-              ) : null}
               {orphan.kind !== 'agent' && orphans.length === 1 && orphan.reasons[0] ? ` — ${orphan.reasons[0]}` : ''}
             </span>
           ))}
           {orphans.length > NAMED_ORPHANS ? <span> and {orphans.length - NAMED_ORPHANS} more</span> : null}
         </span>
+        {agentEvidence(orphans).map((why) => (
+          <span key={why} className="banner-evidence">
+            {' '}
+            — {why}
+          </span>
+        ))}
       </div>
       {recorded.length > 0 ? (
         <button

@@ -78,8 +78,12 @@ export function SessionList({ sessions, label }: { sessions: SessionSummary[]; l
             {session.leaked > 0 ? <span className="badge badge-bad">{session.leaked} leaked</span> : null}
           </div>
           <div className="lease-sub">
-            <span className={session.state === 'live' ? 'holder-alive' : ''}>{session.state}</span>
-            <span>·</span>
+            {session.state === 'live' ? (
+              <>
+                <span className="holder-alive">live</span>
+                <span>·</span>
+              </>
+            ) : null}
             <SessionAge session={session} />
             <span>·</span>
             <span>

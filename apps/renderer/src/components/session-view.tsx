@@ -41,9 +41,12 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
   return (
     <section className="session-leaks" data-testid="session-leaks" aria-label="Leaked members">
       <div className="session-leaks-head">
-        <strong>
-          {leaks.length} member{leaks.length === 1 ? '' : 's'} outlived the session
-        </strong>
+        <div>
+          <strong>
+            {leaks.length} member{leaks.length === 1 ? '' : 's'} outlived the session
+          </strong>
+          {leaks[0]?.reasons[0] ? <span className="muted"> — {leaks[0].reasons[0]}</span> : null}
+        </div>
         <button
           type="button"
           className="btn btn-danger"
@@ -60,11 +63,7 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
             pid <strong>{orphan.process.pid}</strong>{' '}
             <span className={`role role-${orphan.role ?? 'other'}`}>{ROLE_LABELS[orphan.role ?? 'other']}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine)}</code>
-            <ul className="session-evidence">
-              {orphan.reasons.map((reason) => (
-                <li key={reason}>{reason}</li>
-              ))}
-            </ul>
+            <div className="session-evidence">{orphan.reasons.slice(1).join(' · ')}</div>
           </li>
         ))}
       </ul>
@@ -88,7 +87,14 @@ function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySe
           <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
             {ROLE_LABELS[node.role]}
           </span>
-          <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+          <span className="session-cmd">
+            {node.listeningPorts?.map((port) => (
+              <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
+                :{port}
+              </span>
+            ))}
+            <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+          </span>
           <span className="num">{formatPercent(node.cpuPercent)}%</span>
           <span className="num">{formatBytes(node.rssBytes)}</span>
         </li>

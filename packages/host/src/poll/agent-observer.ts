@@ -11,6 +11,7 @@ import {
   loadAgentRules,
   markerReaderFor,
   type ProcessEntry,
+  readLinuxPortMap,
   sessionRows,
 } from '@treewarden/engine';
 import type { AgentSessionRow } from '@treewarden/protocol';
@@ -21,6 +22,8 @@ export interface AgentScan {
   /** Live roots, members and leaked processes of the rows, by pid (same read as the rows). */
   readonly entries: ReadonlyMap<number, ProcessEntry>;
   readonly readAtMs: number;
+  /** TCP ports each dev server (by pid) listens on; only dev-server members' sockets are read. */
+  readonly listeningPorts: ReadonlyMap<number, readonly number[]>;
   /** Rule files or remembered records skipped, with why. */
   readonly problems: readonly { readonly file: string; readonly message: string }[];
 }
@@ -61,13 +64,37 @@ function sessionEntries(
   return entries;
 }
 
+/** A dev server's ports (Linux; elsewhere none): one socket-table read per tick, only when a dev server lives. */
+function devServerPorts(
+  rows: readonly AgentSessionRow[],
+  entries: ReadonlyMap<number, ProcessEntry>,
+): Map<number, number[]> {
+  const pids = rows.flatMap((row) =>
+    row.members.filter((member) => member.role === 'dev-server' && entries.has(member.pid)).map((member) => member.pid),
+  );
+  const ports = new Map<number, number[]>();
+  if (process.platform !== 'linux' || pids.length === 0) return ports;
+  for (const listener of readLinuxPortMap(pids)?.listeners ?? []) {
+    if (listener.proto !== 'tcp') continue;
+    const held = ports.get(listener.pid) ?? [];
+    if (!held.includes(listener.port)) held.push(listener.port);
+    ports.set(
+      listener.pid,
+      held.sort((a, b) => a - b),
+    );
+  }
+  return ports;
+}
+
 export function observeAgents(stateDir: string): AgentScan {
   const { observation } = watcherFor(stateDir).tick();
   const rows = sessionRows(observation.sessions, observation.live, observation.leaks);
+  const entries = sessionEntries(rows, observation.leaks, observation.table.entries);
   return {
     rows,
     leaks: observation.leaks,
-    entries: sessionEntries(rows, observation.leaks, observation.table.entries),
+    entries,
+    listeningPorts: devServerPorts(rows, entries),
     readAtMs: observation.table.readAtMs,
     problems: observation.problems.map(({ file, message }) => ({ file, message })),
   };

@@ -16,8 +16,23 @@ export interface AgentViews {
 
 export const NO_AGENT_VIEWS: AgentViews = { sessions: [], orphans: [] };
 
-function nodeOf(entry: ProcessEntry, role: SessionProcess['role'], cpu: ReadonlyMap<string, number>): SessionProcess {
-  return { ...toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false), role };
+/** Most ports shown per process (a server holding hundreds is summarised by the first ones). */
+const MAX_LISTENING_PORTS = 16;
+
+function nodeOf(
+  entry: ProcessEntry,
+  role: SessionProcess['role'],
+  cpu: ReadonlyMap<string, number>,
+  ports: ReadonlyMap<number, readonly number[]>,
+): SessionProcess {
+  const listening = ports.get(entry.pid);
+  return {
+    ...toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false),
+    role,
+    ...(listening === undefined || listening.length === 0
+      ? {}
+      : { listeningPorts: listening.slice(0, MAX_LISTENING_PORTS) }),
+  };
 }
 
 /** The live processes a session shows: root and members while it lives, its leaked members once it ended. */
@@ -28,12 +43,12 @@ function processesOf(row: AgentSessionRow, scan: AgentScan, cpu: ReadonlyMap<str
   };
   const nodes: SessionProcess[] = [];
   const root = row.state === 'live' ? live(row.root.pid, row.root.startTime) : null;
-  if (root !== null) nodes.push(nodeOf(root, 'root', cpu));
+  if (root !== null) nodes.push(nodeOf(root, 'root', cpu, scan.listeningPorts));
   const leaked = new Set(row.leaked);
   for (const member of row.members) {
     if (row.state === 'ended' && !leaked.has(member.pid)) continue;
     const entry = live(member.pid, member.startTime);
-    if (entry !== null) nodes.push(nodeOf(entry, member.role, cpu));
+    if (entry !== null) nodes.push(nodeOf(entry, member.role, cpu, scan.listeningPorts));
   }
   return nodes;
 }
