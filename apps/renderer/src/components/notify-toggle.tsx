@@ -26,12 +26,11 @@ export function NotifyToggle() {
     <label className="notify-toggle" title={unavailable ?? blocked ?? 'Show a notification when a leak is found'}>
       <input
         type="checkbox"
-        aria-label="Notify me"
         checked={on}
         disabled={unavailable !== null || blocked !== null}
         onChange={(event) => void toggle(event.target.checked)}
       />
-      Notify<span className="notify-more"> me</span>
+      Notify me of new leaks
     </label>
   );
 }

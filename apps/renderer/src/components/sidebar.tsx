@@ -10,6 +10,7 @@ import { handleListKey } from '../hooks/use-list-keys';
 import { isLeaseEnded, isSessionEnded, leaseLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
 import { HolderDot } from './badges';
+import { NotifyToggle } from './notify-toggle';
 import { SessionList, type SessionSummary, summarizeSession } from './session-list';
 
 interface LeaseSummary {
@@ -177,6 +178,9 @@ export function Sidebar() {
           leases={leases.filter((lease) => lease.ended)}
           sessions={sessions.filter((session) => session.ended)}
         />
+      </div>
+      <div className="side-foot">
+        <NotifyToggle />
       </div>
     </nav>
   );

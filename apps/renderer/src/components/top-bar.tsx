@@ -3,7 +3,6 @@ import { useShallow } from 'zustand/react/shallow';
 import { setPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
-import { NotifyToggle } from './notify-toggle';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
@@ -74,7 +73,6 @@ export function TopBar() {
             ))}
           </select>
         ) : null}
-        <NotifyToggle />
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />
           {connection === 'open' ? 'connected' : connection}
