@@ -60,7 +60,6 @@ test.describe('agent sessions', () => {
     await expect(view.getByTestId('session-totals')).toContainText('memory');
     await expect(view).toContainText(agent.dir);
     await shootBothSizes(app, 'sessions-view');
-    if (SCREENSHOT_DIR !== TEST_SHOT_DIR) await app.screenshot({ path: join(SCREENSHOT_DIR, 'sessions-light.png') });
 
     const killedAt = Date.now();
     process.kill(agent.rootPid, 'SIGKILL');
@@ -74,6 +73,9 @@ test.describe('agent sessions', () => {
     await expect(leaks).toContainText('remembered as mcp-server');
     await expect(option).toContainText('leaked');
     await shootBothSizes(app, 'sessions-leak-banner');
+    // `npm run screenshots` refreshes the README's picture of a leaked session.
+    if (SCREENSHOT_DIR !== TEST_SHOT_DIR)
+      await app.screenshot({ path: join(SCREENSHOT_DIR, 'sessions-leak-light.png') });
 
     await leaks.getByRole('button', { name: 'Clean up' }).click();
     const dialog = app.getByRole('dialog');
