@@ -132,9 +132,11 @@ describe('ledger', () => {
     for (const writer of writers) writer.child.kill('SIGKILL');
     await Promise.all(writers.map((writer) => new Promise((resolve) => writer.child.once('exit', resolve))));
     const read = readLedger(file);
-    // Each killed writer can leave at most one torn record; only the last line can be torn here.
-    expect(read.torn.length).toBeLessThanOrEqual(1);
-    for (const torn of read.torn) expect(torn.atEnd).toBe(true);
+    // Each killed writer can leave at most one torn record (a multi-page write cut short by the
+    // SIGKILL). The two kills are not one instant: the second writer may append whole records
+    // after the first one's fragment, so a torn record is not always the last line — the reader
+    // resynchronises on the next record prefix and loses nothing else.
+    expect(read.torn.length).toBeLessThanOrEqual(writers.length);
     expect(read.records.length).toBeGreaterThanOrEqual(40);
     // Appending after the crash is fine: the new record is recovered whatever was torn.
     appendLedgerRecord(file, entry('after-crash'), actor);
