@@ -99,10 +99,13 @@ describe('agent sessions in the host', () => {
     SLOW_TEST_MS,
   );
 
-  it('refuses to clean a process that is not leaked (pid 1), and rejects a malformed request', async () => {
+  it('refuses to clean a process that is not leaked (pid 1), and rejects a request that names no identities', async () => {
     const { host } = makeHost();
     const bad = await host.handle({ type: 'cleanAgentLeaks', targets: [{ pid: -1, startTime: '' }] });
     expect(bad.ok).toBe(false);
+    // No "clean everything": a clean-up always names the identities the user confirmed.
+    expect((await host.handle({ type: 'cleanAgentLeaks' })).ok).toBe(false);
+    expect((await host.handle({ type: 'cleanAgentLeaks', targets: [] })).ok).toBe(false);
     const none = expectOk<CommandResult<'cleanAgentLeaks'>>(
       await host.handle({
         type: 'cleanAgentLeaks',

@@ -47,14 +47,14 @@ export const commandSchema = z.discriminatedUnion('type', [
     includeUnregistered: z.boolean().optional(),
   }),
   /**
-   * Ends agent leaks (one session's, or all) with the engine's agent clean-up. `targets`: the
-   * identities the user saw and confirmed; anything else is left alone, a changed one refused.
-   * Trees found from markers alone only with `includeMarkersOnly: true`.
+   * Ends agent leaks (of one session, or of any) with the engine's agent clean-up. `targets`: the
+   * identities the user saw and confirmed, always named; anything else is left alone, a changed
+   * one refused. Trees found from markers alone only with `includeMarkersOnly: true`.
    */
   z.object({
     type: z.literal('cleanAgentLeaks'),
     sessionId: z.string().min(1).max(160).optional(),
-    targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS).optional(),
+    targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS),
     includeMarkersOnly: z.boolean().optional(),
   }),
   z.object({ type: z.literal('listScenarios') }),

@@ -3,7 +3,7 @@
  * revalidated tree kill per leaked subtree; a subtree that now holds a process the leak did not
  * name is refused whole). The leaks are judged again first, from a fresh observation: only
  * processes that are still leaked, of the session asked for, and that the user confirmed (the
- * `targets` identities) are signalled. Trees found from markers alone need their own ask.
+ * `targets` identities, always named: there is no "clean everything" without a list) are signalled. Trees found from markers alone need their own ask.
  */
 import { type AgentLeak, identityKey, readProcEntry } from '@treewarden/engine';
 import type { CommandOf, CommandResult } from '@treewarden/protocol';
@@ -35,13 +35,13 @@ function unmatched(target: Target, sessionId: string): CleanResult {
 
 /** The fresh leaks the command covers, each narrowed to the confirmed identities. */
 function selectLeaks(leaks: readonly AgentLeak[], command: CommandOf<'cleanAgentLeaks'>): AgentLeak[] {
-  const wanted = command.targets === undefined ? null : new Set(command.targets.map(identityKey));
+  const wanted = new Set(command.targets.map(identityKey));
   return leaks
     .filter((leak) => command.sessionId === undefined || leak.sessionId === command.sessionId)
     .filter((leak) => leak.root !== null || command.includeMarkersOnly === true)
     .map((leak) => ({
       ...leak,
-      processes: leak.processes.filter(({ entry }) => wanted === null || wanted.has(identityKey(entry))),
+      processes: leak.processes.filter(({ entry }) => wanted.has(identityKey(entry))),
     }))
     .filter((leak) => leak.processes.length > 0);
 }
@@ -88,7 +88,7 @@ export async function cleanAgentLeaks(
       .filter((leak) => leak.root === null)
       .flatMap((leak) => leak.processes.map(({ entry }) => identityKey(entry))),
   );
-  for (const target of command.targets ?? []) {
+  for (const target of command.targets) {
     if (handled.has(identityKey(target))) continue;
     const sessionId = command.sessionId ?? '';
     results.push(
