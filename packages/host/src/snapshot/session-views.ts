@@ -15,6 +15,11 @@ export interface AgentViews {
 }
 
 export const NO_AGENT_VIEWS: AgentViews = { sessions: [], orphans: [] };
+/**
+ * Ended sessions without leaks shown per snapshot (most recent first): the store keeps up to 500
+ * for a week, but a snapshot goes out every poll; live and leaking sessions are always shown.
+ */
+export const MAX_ENDED_SESSIONS_SHOWN = 20;
 
 /** Most ports shown per process (a server holding hundreds is summarised by the first ones). */
 const MAX_LISTENING_PORTS = 16;
@@ -80,10 +85,17 @@ function bySessionOrder(a: SessionView, b: SessionView): number {
   return (b.endedAt ?? b.startedAt).localeCompare(a.endedAt ?? a.startedAt);
 }
 
+/** Live and leaking sessions, then the most recently ended of the rest. */
+function shownSessions(sessions: SessionView[]): SessionView[] {
+  const quiet = sessions.filter((session) => session.state === 'ended' && session.leaked.length === 0);
+  const kept = new Set(quiet.slice(0, MAX_ENDED_SESSIONS_SHOWN));
+  return sessions.filter((session) => !quiet.includes(session) || kept.has(session));
+}
+
 export function buildAgentViews(scan: AgentScan, cpuTracker: CpuTracker): AgentViews {
   const cpu = cpuTracker.sample(scan.entries, scan.readAtMs);
   return {
-    sessions: scan.rows.map((row) => sessionView(row, scan, cpu)).sort(bySessionOrder),
+    sessions: shownSessions(scan.rows.map((row) => sessionView(row, scan, cpu)).sort(bySessionOrder)),
     orphans: scan.leaks.flatMap((leak) => leakOrphans(leak, cpu)),
   };
 }
