@@ -97,7 +97,8 @@ export const commandResultSchemas = {
       z.object({
         pid: z.number().int().positive(),
         startTime: z.string(),
-        sessionId: z.string(),
+        /** Null for a refused identity of no session the request named. */
+        sessionId: z.string().nullable(),
         result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused', 'error']),
         detail: z.string().optional(),
       }),

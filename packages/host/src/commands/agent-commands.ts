@@ -8,6 +8,7 @@
 import { type AgentLeak, identityKey, readProcEntry } from '@treewarden/engine';
 import type { CommandOf, CommandResult } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
+import type { CpuTracker } from '../snapshot/process-node.js';
 import { buildAgentViews } from '../snapshot/session-views.js';
 import { CommandRefusedError } from './run-commands.js';
 
@@ -15,7 +16,7 @@ type CleanResult = CommandResult<'cleanAgentLeaks'>['processes'][number];
 type Target = { readonly pid: number; readonly startTime: string };
 
 /** Why a confirmed identity is not in the fresh leaks: gone, recycled, or no longer judged leaked. */
-function unmatched(target: Target, sessionId: string): CleanResult {
+function unmatched(target: Target, sessionId: string | null): CleanResult {
   const current = readProcEntry(target.pid);
   if (current === null || current.state === 'Z') return { ...target, sessionId, result: 'already_gone' };
   if (current.startTime !== target.startTime)
@@ -46,7 +47,7 @@ function selectLeaks(leaks: readonly AgentLeak[], command: CommandOf<'cleanAgent
     .filter((leak) => leak.processes.length > 0);
 }
 
-function markersOnlyRefusal(target: Target, sessionId: string): CleanResult {
+function markersOnlyRefusal(target: Target, sessionId: string | null): CleanResult {
   return {
     ...target,
     sessionId,
@@ -59,7 +60,7 @@ function markersOnlyRefusal(target: Target, sessionId: string): CleanResult {
 export async function cleanAgentLeaks(
   context: HostContext,
   command: CommandOf<'cleanAgentLeaks'>,
-  sessionCpu: Parameters<typeof buildAgentViews>[1],
+  sessionCpu: CpuTracker,
 ): Promise<CommandResult<'cleanAgentLeaks'>> {
   const { port } = context;
   if (port.observeAgents === undefined || port.cleanAgentLeaks === undefined)
@@ -90,7 +91,7 @@ export async function cleanAgentLeaks(
   );
   for (const target of command.targets) {
     if (handled.has(identityKey(target))) continue;
-    const sessionId = command.sessionId ?? '';
+    const sessionId = command.sessionId ?? null;
     results.push(
       markersOnly.has(identityKey(target)) && command.includeMarkersOnly !== true
         ? markersOnlyRefusal(target, sessionId)
