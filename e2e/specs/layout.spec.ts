@@ -21,6 +21,8 @@ const SIZES = [
 ] as const;
 
 const PROCESS_COLUMNS = ['Process', 'PID', 'State', 'CPU %', 'Memory', 'Age'];
+/** The system view adds its Ports column (the full port map is read only while it shows). */
+const SYSTEM_COLUMNS = [...PROCESS_COLUMNS, 'Ports'];
 
 /** The host scans for leaks every few seconds while the system view is open. */
 const LEAK_SCAN_TIMEOUT_MS = 60_000;
@@ -123,7 +125,7 @@ test.describe('layout', () => {
       await test.step(`system at ${tag}`, async () => {
         await app.getByRole('tab', { name: 'All processes' }).click();
         await expect(app.getByTestId('system-count')).toContainText(/[1-9]\d* processes/);
-        expect(await visibleColumns(app, '.system-view')).toEqual(PROCESS_COLUMNS);
+        expect(await visibleColumns(app, '.system-view')).toEqual(SYSTEM_COLUMNS);
         await expectTidy(app, `system at ${tag}`);
         await shoot(app, `system-${tag}`);
       });
@@ -165,7 +167,7 @@ test.describe('layout', () => {
     await pid.getByRole('button').click();
     await expect(pid).toHaveAttribute('aria-sort', 'none');
 
-    for (const filter of ['All', 'Mine', 'Zombies', 'Escaped'])
+    for (const filter of ['All', 'Mine', 'Zombies', 'Escaped', 'Flagged'])
       await expect(app.getByRole('button', { name: filter, exact: true })).toHaveAttribute('title', /\w{6,}/);
 
     const search = app.getByRole('searchbox', { name: 'Search processes' });

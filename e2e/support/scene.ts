@@ -7,6 +7,9 @@ import { expect } from '@playwright/test';
 import { type PlantedLeak, plantLeakedTree } from './leak';
 import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from './ui';
 
+/** The host reads the owned trees' ports every PORT_READ_INTERVAL_MS (2 s); a loaded machine is slower. */
+export const PORT_WAIT_MS = 30_000;
+
 export interface Scene {
   lease: string;
   leak: PlantedLeak;
@@ -32,6 +35,14 @@ export async function buildScene(app: Page, lease: string): Promise<Scene> {
   await killRunFromUi(app, killed);
   await expect(rows(killed)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
   await startRunFromUi(app, { command: 'node', args: [fixture('setsid-escape.mjs')], timeoutSeconds: 300, lease });
+  // A server: its ports show as chips on its card and in the details' Listening line.
+  const server = await startRunFromUi(app, {
+    command: 'node',
+    args: [fixture('port-server.mjs')],
+    timeoutSeconds: 900,
+    lease,
+  });
+  await expect(server.getByTestId('port-chips')).toBeVisible({ timeout: PORT_WAIT_MS });
   const tree = await startRunFromUi(app, {
     command: 'node',
     args: [fixture('spawn-children.mjs'), '4', 'run-forever.mjs', 'worker'],

@@ -11,6 +11,7 @@ import './styles/widgets.css';
 import './styles/responsive.css';
 import './styles/truth.css';
 import './styles/sessions.css';
+import './styles/history.css';
 
 connectStore(useAppStore, () => {
   // After a (re)connect the host knows nothing of this page: re-ask for what the view shows.

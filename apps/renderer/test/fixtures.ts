@@ -12,6 +12,7 @@ import type {
   Snapshot,
 } from '@treewarden/protocol';
 import { afterEach, beforeEach } from 'vitest';
+import { createHistoryState } from '../src/store/history-slice';
 import { useAppStore } from '../src/store/store';
 import { setBridge } from '../src/transport/host';
 
@@ -136,7 +137,8 @@ export function okReply(result: unknown): Reply {
 /** Resets the singleton store and the bridge around every test of the file that calls it. */
 export function resetStoreEachTest(): void {
   const initial = useAppStore.getState();
-  beforeEach(() => useAppStore.setState(initial, true));
+  // The history rings are mutated in place: every test starts with empty ones.
+  beforeEach(() => useAppStore.setState({ ...initial, ...createHistoryState() }, true));
   afterEach(() => {
     cleanup(); // vitest runs without globals, so testing-library cannot register this itself
     setBridge(null);

@@ -27,6 +27,8 @@ export interface HostContext {
   readonly scenarios: Set<HostScenario>;
   /** Clients currently showing the system-wide table. */
   readonly systemWatchers: Set<string>;
+  /** Those of them that show the Ports column: only then is every process's port map read. */
+  readonly systemPortWatchers: Set<string>;
   orphans: readonly OrphanView[];
   /** The agent observer's last tick (null before the first, or where the port observes none). */
   agentScan: AgentScan | null;

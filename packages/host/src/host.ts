@@ -75,6 +75,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     released: new Map(),
     scenarios: new Set(),
     systemWatchers: new Set(),
+    systemPortWatchers: new Set(),
     orphans: [],
     agentScan: null,
     agentViews: NO_AGENT_VIEWS,
@@ -165,6 +166,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     },
     dropClient(clientId) {
       context.systemWatchers.delete(clientId);
+      context.systemPortWatchers.delete(clientId);
       if (context.systemWatchers.size === 0) context.systemTable = null;
     },
     pollNow: () => poller.tick(),

@@ -47,7 +47,8 @@ describe('agent sessions in the host', () => {
       expect(live.rssBytes).toBeGreaterThan(0);
       // The dev server's port, as the fixture reported it once listening.
       const devPort = agent.reports.find((report) => report.role === 'dev-server')?.port;
-      expect(live.processes.find((node) => node.role === 'dev-server')?.listeningPorts).toEqual([devPort]);
+      const devNode = live.processes.find((node) => node.role === 'dev-server');
+      expect(devNode?.listening?.map((socket) => socket.port)).toEqual([devPort]);
       // A live session's members are never leaks.
       expect(agentLeaksOf(latestSnapshot(events), live.id)).toEqual([]);
 

@@ -51,7 +51,7 @@ function scan(rows: AgentSessionRow[], entries: ProcessEntry[], leaks: AgentLeak
     leaks,
     entries: new Map(entries.map((e) => [e.pid, e])),
     readAtMs: 5000,
-    listeningPorts: new Map([[102, [5173]]]),
+    listening: new Map([['102:1020', [{ proto: 'tcp' as const, address: '127.0.0.1', port: 5173 }]]]),
     problems: [],
   };
 }
@@ -68,7 +68,7 @@ describe('agent views', () => {
       [101, 'mcp-server'],
       [102, 'dev-server'],
     ]);
-    expect(session?.processes[2]?.listeningPorts).toEqual([5173]);
+    expect(session?.processes[2]?.listening).toEqual([{ proto: 'tcp', address: '127.0.0.1', port: 5173 }]);
     expect(session?.rssBytes).toBe(5000);
     expect(views.orphans).toEqual([]);
   });

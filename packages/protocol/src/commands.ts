@@ -70,7 +70,8 @@ export const commandSchema = z.discriminatedUnion('type', [
     intervalMs: z.number().int().min(MIN_POLL_INTERVAL_MS).max(MAX_POLL_INTERVAL_MS),
   }),
   /** The system-wide table is polled only while a view shows it. */
-  z.object({ type: z.literal('watchSystem'), enabled: z.boolean() }),
+  /** `ports: true` also reads every process's listening sockets (the full port map) while watched. */
+  z.object({ type: z.literal('watchSystem'), enabled: z.boolean(), ports: z.boolean().optional() }),
   z.object({ type: z.literal('getHistory'), limit: z.number().int().min(1).max(1000).optional() }),
   /** The ledger's most recent run endings and kills, newest first, to restore Activity after a reload. */
   z.object({ type: z.literal('getActivity'), limit: z.number().int().min(1).max(MAX_ACTIVITY_ENTRIES).optional() }),

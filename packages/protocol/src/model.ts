@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { agentRoleSchema, agentSessionSchema } from './agents.js';
+import { listeningSocketSchema, MAX_LISTENING_PER_PROCESS } from './ports.js';
 
 const pid = z.number().int().positive();
 const epochMs = z.number().nonnegative();
@@ -79,6 +80,11 @@ export const processNodeSchema = z.object({
   escapedInto: z.enum(['session', 'group']).optional(),
   /** Run members only: why the host counts this process as part of its run (identity-checked evidence). */
   evidence: z.array(z.string().max(512)).max(8).optional(),
+  /**
+   * Sockets it listens on, from the host's port read (every PORT_READ_INTERVAL_MS, not each tick):
+   * run members always, every process only while a view asks for the full map. Absent = none seen.
+   */
+  listening: z.array(listeningSocketSchema).max(MAX_LISTENING_PER_PROCESS).optional(),
 });
 export type ProcessNode = z.infer<typeof processNodeSchema>;
 
@@ -190,11 +196,8 @@ export const orphanViewSchema = z.object({
 export type OrphanView = z.infer<typeof orphanViewSchema>;
 
 /** A session's live process (root or member) with its role, as a tree node. */
-export const sessionProcessSchema = processNodeSchema.extend({
-  role: agentRoleSchema.or(z.literal('root')),
-  /** TCP ports a dev server listens on (read for dev-server members only). */
-  listeningPorts: z.array(z.number().int().min(1).max(65_535)).max(16).optional(),
-});
+/** Its `listening` sockets are read for dev-server members only. */
+export const sessionProcessSchema = processNodeSchema.extend({ role: agentRoleSchema.or(z.literal('root')) });
 export type SessionProcess = z.infer<typeof sessionProcessSchema>;
 
 /** An agent session as the UI shows it: the CLI's row plus its live processes and their totals. */

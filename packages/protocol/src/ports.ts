@@ -38,3 +38,10 @@ export const portsReportSchema = z
   })
   .strict();
 export type PortsReport = z.infer<typeof portsReportSchema>;
+
+/** Sockets shown per process are capped: a server with thousands of bound ports is not a table row. */
+export const MAX_LISTENING_PER_PROCESS = 64;
+
+/** One socket a process listens on, as the UI shows it (`tcp 127.0.0.1:3000`). */
+export const listeningSocketSchema = z.object({ proto: portProtoSchema, address, port }).strict();
+export type ListeningSocket = z.infer<typeof listeningSocketSchema>;

@@ -232,10 +232,13 @@ export async function loadActivity(): Promise<void> {
   );
 }
 
-/** The system table is polled by the host only while the system view is visible. */
+/**
+ * The system table is polled by the host only while the system view is visible; that view
+ * always shows its Ports column, so the full port map is read exactly as long (and no longer).
+ */
 export async function watchSystem(enabled: boolean): Promise<void> {
   store.getState().setSystemWatched(enabled);
-  const reply = await send<'watchSystem'>({ type: 'watchSystem', enabled });
+  const reply = await send<'watchSystem'>({ type: 'watchSystem', enabled, ports: enabled });
   if (!enabled) {
     // Drop the table unless the view came back while this reply was in flight.
     if (!store.getState().systemWatched) store.getState().replaceSystem([]);

@@ -1,8 +1,39 @@
 /** The selected process of a run: its own identity, place in the tree, argv, cwd and why it is a member. */
 import type { ProcessNode } from '@treewarden/protocol';
+import { type HistorySource, useSamples } from '../hooks/use-samples';
 import { formatBytes, formatWallClock } from '../model/format';
+import { identityKey } from '../model/identity';
+import { formatSocket } from '../model/ports';
 import { stateName } from './badges';
+import { ResourceChart } from './resource-chart';
 import { CopyButton } from './run-id';
+
+/** "Listening": every socket the process listens on, as `tcp 127.0.0.1:3000`, or "none seen". */
+export function ListeningLine({ node }: { node: ProcessNode }) {
+  const sockets = node.listening ?? [];
+  return (
+    <>
+      <dt>Listening</dt>
+      <dd data-testid="process-listening">
+        {sockets.length === 0 ? (
+          <span className="muted">no listening socket seen</span>
+        ) : (
+          sockets.map((socket) => (
+            <code key={formatSocket(socket)} className="socket">
+              {formatSocket(socket)}
+            </code>
+          ))
+        )}
+      </dd>
+    </>
+  );
+}
+
+/** CPU and memory of one process over the kept window. */
+export function ProcessChart({ node, source }: { node: ProcessNode; source: HistorySource }) {
+  const samples = useSamples(source, identityKey(node));
+  return <ResourceChart samples={samples} what={`process ${node.pid}`} />;
+}
 
 export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: number | null }) {
   const evidence = node.evidence ?? [];
@@ -33,6 +64,7 @@ export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: 
         <dd>
           {stateName(node.state)} <span className="muted">({node.state})</span> · {formatBytes(node.rssBytes)}
         </dd>
+        <ListeningLine node={node} />
         <dt>Command line</dt>
         <dd className="with-copy">
           <code className="wrap">{node.commandLine}</code>
@@ -55,6 +87,7 @@ export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: 
           )}
         </dd>
       </dl>
+      <ProcessChart node={node} source="run" />
     </section>
   );
 }

@@ -5,11 +5,15 @@
  */
 import type { ProcessNode } from '@treewarden/protocol';
 import { memo } from 'react';
+import { type HistorySource, useSamples } from '../hooks/use-samples';
 import { displayArgs, formatBytes, formatDuration, formatPercent } from '../model/format';
 import { identityOf, isZombie } from '../model/identity';
+import { formatSocket, shortSocket } from '../model/ports';
 import type { TreeRow } from '../model/tree';
+import type { Flag } from '../model/trend';
 import type { KillRequest } from '../store/types';
 import { StateBadge } from './badges';
+import { Sparkline } from './sparkline';
 
 export interface ProcessRowProps {
   row: TreeRow;
@@ -25,6 +29,39 @@ export interface ProcessRowProps {
   onKill(row: TreeRow): void;
   killPending: boolean;
   id: string;
+  /** Whose rings draw the row's CPU curve: the run history (run trees) or the system's. */
+  historySource?: HistorySource;
+  /** The system view's Ports column. */
+  showPorts?: boolean;
+  /** Why the system view flags this process (advice only; nothing acts on it). */
+  flags?: readonly Flag[];
+}
+
+const FLAG_LABEL: Record<Flag['kind'], string> = { cpu: 'spinning', memory: 'growing' };
+
+function FlagBadges({ flags }: { flags: readonly Flag[] }) {
+  return (
+    <>
+      {flags.map((flag) => (
+        <span
+          key={flag.kind}
+          className={`marker marker-flag marker-flag-${flag.kind}`}
+          title={`Flagged: ${flag.reason}`}
+        >
+          ⚑ {FLAG_LABEL[flag.kind]}
+        </span>
+      ))}
+    </>
+  );
+}
+
+function PortsCell({ node }: { node: ProcessNode }) {
+  const sockets = node.listening ?? [];
+  return (
+    <div className="cell col-ports" title={sockets.map(formatSocket).join('\n') || 'Not listening'}>
+      {sockets.length === 0 ? <span className="muted">–</span> : sockets.map(shortSocket).join(' ')}
+    </div>
+  );
 }
 
 /** The confirmation request for a row's Kill button (or k / Delete), naming the command the user saw. */
@@ -66,6 +103,7 @@ function ProcessRowView(props: ProcessRowProps) {
   const node = props.node ?? row.node;
   const { parent } = row;
   const zombie = isZombie(node);
+  const samples = useSamples(props.historySource ?? 'run', zombie ? null : row.key);
   return (
     <div
       id={props.id}
@@ -75,7 +113,7 @@ function ProcessRowView(props: ProcessRowProps) {
       aria-selected={active}
       aria-expanded={row.childCount > 0 ? !collapsed : undefined}
       data-pid={node.pid}
-      className={`prow${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}${row.context ? ' context' : ''}`}
+      className={`prow${props.showPorts ? ' prow-ports' : ''}${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}${row.context ? ' context' : ''}`}
       title={row.context ? 'Shown for context: an ancestor of a match, not a match itself' : undefined}
       onMouseDown={() => props.onActivate(row.key)}
     >
@@ -114,6 +152,8 @@ function ProcessRowView(props: ProcessRowProps) {
             ⇱ escaped · {escapeKind(node, anchor ?? parent)}
           </span>
         ) : null}
+        {props.flags && props.flags.length > 0 ? <FlagBadges flags={props.flags} /> : null}
+        {samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null}
       </div>
       <div className="cell num col-pid">{node.pid}</div>
       <div className="cell col-state">
@@ -122,6 +162,7 @@ function ProcessRowView(props: ProcessRowProps) {
       <div className="cell num col-cpu">{zombie ? '–' : formatPercent(node.cpuPercent)}</div>
       <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
       <div className="cell num col-age">{formatDuration(nowMs - node.startedAtMs)}</div>
+      {props.showPorts ? <PortsCell node={node} /> : null}
       <div className="cell cell-actions">
         <button
           type="button"
@@ -140,7 +181,7 @@ function ProcessRowView(props: ProcessRowProps) {
 
 export const ProcessRow = memo(ProcessRowView);
 
-export type SortKey = 'pid' | 'cpu' | 'memory' | 'age';
+export type SortKey = 'pid' | 'cpu' | 'memory' | 'age' | 'ports';
 export interface SortOrder {
   key: SortKey;
   direction: 'ascending' | 'descending';
@@ -150,6 +191,8 @@ interface ProcessHeaderProps {
   /** Absent in run trees (small, always in tree order); the system view sorts by these columns. */
   sort?: SortOrder | null;
   onSort?(key: SortKey): void;
+  /** The system view's Ports column (its full port map is read only while this shows). */
+  showPorts?: boolean;
 }
 
 function HeaderCell({
@@ -182,7 +225,7 @@ function HeaderCell({
 export function ProcessHeader(props: ProcessHeaderProps = {}) {
   const sortable = props.onSort !== undefined;
   return (
-    <div className="prow prow-header" role={sortable ? 'row' : 'presentation'}>
+    <div className={`prow prow-header${props.showPorts ? ' prow-ports' : ''}`} role={sortable ? 'row' : 'presentation'}>
       <div className="cell cell-name" role={sortable ? 'columnheader' : undefined}>
         Process
       </div>
@@ -193,6 +236,7 @@ export function ProcessHeader(props: ProcessHeaderProps = {}) {
       <HeaderCell label="CPU %" sortKey="cpu" className="num col-cpu" props={props} />
       <HeaderCell label="Memory" sortKey="memory" className="num col-mem" props={props} />
       <HeaderCell label="Age" sortKey="age" className="num col-age" props={props} />
+      {props.showPorts ? <HeaderCell label="Ports" sortKey="ports" className="col-ports" props={props} /> : null}
       <div className="cell cell-actions" />
     </div>
   );

@@ -2,12 +2,57 @@
 import type { RunView } from '@treewarden/protocol';
 import { memo } from 'react';
 import { retryRun } from '../actions/actions';
+import { useSamples } from '../hooks/use-samples';
 import { shortenCommandLine } from '../model/format';
+import { formatSocket, shortSocket, socketsOf } from '../model/ports';
+import { runHistoryKey } from '../store/history-slice';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
 import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
 import { CopyButton, RunId } from './run-id';
+import { Sparkline } from './sparkline';
+
+/** Chips stop here; the rest is counted ("+3") and listed in its tooltip. */
+const MAX_PORT_CHIPS = 4;
+
+/** The ports the run's tree listens on, as small chips (`:3000`), full form in each tooltip. */
+function PortChips({ run }: { run: RunView }) {
+  const sockets = socketsOf(run.processes);
+  if (sockets.length === 0) return null;
+  const shown = sockets.slice(0, MAX_PORT_CHIPS);
+  const rest = sockets.slice(MAX_PORT_CHIPS);
+  return (
+    <ul
+      className="port-chips"
+      aria-label={`Listening: ${sockets.map(formatSocket).join(', ')}`}
+      data-testid="port-chips"
+    >
+      {shown.map((socket) => (
+        <li key={formatSocket(socket)} className="port-chip" title={`Listening on ${formatSocket(socket)}`}>
+          {shortSocket(socket)}
+        </li>
+      ))}
+      {rest.length > 0 ? (
+        <li className="port-chip port-chip-more" title={rest.map(formatSocket).join('\n')}>
+          +{rest.length}
+        </li>
+      ) : null}
+    </ul>
+  );
+}
+
+/** The whole tree's CPU and memory, drawn from the run's totals ring. */
+function RunSparklines({ runId }: { runId: string }) {
+  const samples = useSamples('run', runHistoryKey(runId));
+  if (samples.length < 2) return null;
+  return (
+    <span className="run-sparks">
+      <Sparkline samples={samples} kind="cpu" testId="run-spark-cpu" />
+      <Sparkline samples={samples} kind="memory" testId="run-spark-memory" />
+    </span>
+  );
+}
 
 /** The last kill of this run when it did not do what was asked: refused, or something survived. */
 function killProblemOf(run: RunView): string | null {
@@ -80,6 +125,8 @@ function RunCardView({ run }: { run: RunView }) {
             </button>
           ) : null}
           {run.unsupervised ? null : <Countdown run={run} />}
+          <PortChips run={run} />
+          {run.processes.length > 0 ? <RunSparklines runId={run.id} /> : null}
           <span className="run-count">
             {run.processes.length} process{run.processes.length === 1 ? '' : 'es'}
           </span>

@@ -1,14 +1,28 @@
 /** Details of the selected run: command, cwd, env cookie, timeout, outcome, output tails, history. */
 import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
+import { useSamples } from '../hooks/use-samples';
 import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
 import { formatLimits, formatTrip } from '../model/limits';
+import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, PhaseBadge } from './badges';
 import { KillTimeline } from './kill-timeline';
 import { ProcessDetails } from './process-details';
+import { ResourceChart } from './resource-chart';
 import { CopyButton } from './run-id';
+
+/** The run's totals (every live member) over the kept window. */
+function RunChart({ runId }: { runId: string }) {
+  const samples = useSamples('run', runHistoryKey(runId));
+  return (
+    <section className="details-section">
+      <h4>Resources · whole tree</h4>
+      <ResourceChart samples={samples} what={`run ${runId}`} />
+    </section>
+  );
+}
 
 /** Earlier runs of the same command listed in the details. */
 const HISTORY_ROWS = 6;
@@ -151,6 +165,7 @@ export function RunDetails() {
           </Field>
         ) : null}
       </dl>
+      <RunChart runId={run.id} />
       {run.lastKill ? (
         <section className="details-section">
           <h4>Last kill</h4>

@@ -88,7 +88,7 @@ function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySe
             {ROLE_LABELS[node.role]}
           </span>
           <span className="session-cmd">
-            {node.listeningPorts?.map((port) => (
+            {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
               <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
                 :{port}
               </span>

@@ -1,9 +1,19 @@
 /** Facts about one system process (Enter on a row): the fields a kill decision needs. */
 import type { ProcessNode } from '@treewarden/protocol';
 import { formatBytes, formatWallClock } from '../model/format';
+import type { Flag } from '../model/trend';
 import { stateName } from './badges';
+import { ListeningLine, ProcessChart } from './process-details';
 
-export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(): void }) {
+export function SystemInspector({
+  node,
+  flags,
+  onClose,
+}: {
+  node: ProcessNode;
+  flags: readonly Flag[];
+  onClose(): void;
+}) {
   return (
     <section className="inspector" aria-label={`Process ${node.pid}`}>
       <header className="details-head">
@@ -34,6 +44,13 @@ export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(
         <dd>{stateName(node.state)}</dd>
         <dt>Memory</dt>
         <dd>{formatBytes(node.rssBytes)}</dd>
+        <ListeningLine node={node} />
+        {flags.length > 0 ? (
+          <>
+            <dt>Flagged</dt>
+            <dd>{flags.map((flag) => flag.reason).join('; ')} (advice only: nothing is signalled)</dd>
+          </>
+        ) : null}
         <dt>cwd</dt>
         <dd>
           <code>{node.cwd ?? 'unreadable'}</code>
@@ -43,6 +60,7 @@ export function SystemInspector({ node, onClose }: { node: ProcessNode; onClose(
           <code className="wrap">{node.commandLine}</code>
         </dd>
       </dl>
+      <ProcessChart node={node} source="system" />
     </section>
   );
 }

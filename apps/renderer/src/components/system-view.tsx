@@ -13,6 +13,7 @@ import { useNow } from '../hooks/use-now';
 import { isZombie } from '../model/identity';
 import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
+import { FlagSettingsButton } from './flag-settings';
 import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
 import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
@@ -30,12 +31,19 @@ const FILTERS: Array<{ id: SystemFilter; label: string; tip: string }> = [
     label: 'Escaped',
     tip: 'Members of a run that left its process group or session (setsid / setpgid)',
   },
+  {
+    id: 'flagged',
+    label: 'Flagged',
+    tip: 'Processes that spin a core for minutes or whose memory keeps growing (see Thresholds; nothing is ended)',
+  },
 ];
+
+const NO_FLAGS: readonly never[] = [];
 
 /** Clicking a column header cycles: largest first, smallest first, back to the tree. */
 function nextSort(current: SortOrder | null, key: SortKey): SortOrder | null {
-  if (current?.key !== key) return { key, direction: key === 'pid' ? 'ascending' : 'descending' };
-  const first = key === 'pid' ? 'ascending' : 'descending';
+  const first = key === 'pid' || key === 'ports' ? 'ascending' : 'descending';
+  if (current?.key !== key) return { key, direction: first };
   if (current.direction === first) return { key, direction: first === 'ascending' ? 'descending' : 'ascending' };
   return null;
 }
@@ -46,6 +54,7 @@ export function SystemView() {
   const selectProcess = useAppStore((state) => state.selectProcess);
   const askKill = useAppStore((state) => state.askKill);
   const pending = useAppStore((state) => state.pending);
+  const flags = useAppStore((state) => state.systemFlags);
   const [text, setText] = useState('');
   const [filter, setFilter] = useState<SystemFilter>('all');
   const [collapsed, toggle] = useCollapsed();
@@ -71,12 +80,13 @@ export function SystemView() {
   // A sort by CPU, memory or age follows the values, so it re-sorts on every poll too.
   const filtering = deferredText.trim() !== '' || filter !== 'all' || sort !== null;
   const rowsTrigger = filtering ? system : shape;
+  const flagsTrigger = filter === 'flagged' ? flags : null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: rowsTrigger stands for the table on purpose (see above)
   const rows = useMemo(() => {
-    const query = { text: deferredText, filter, uid: myUid };
-    const table = useAppStore.getState().system;
+    const { system: table, systemFlags } = useAppStore.getState();
+    const query = { text: deferredText, filter, uid: myUid, flagged: systemFlags };
     return sort ? sortSystemRows(table, query, sort) : filterSystemRows(table, query, collapsed);
-  }, [rowsTrigger, deferredText, filter, myUid, collapsed, sort]);
+  }, [rowsTrigger, flagsTrigger, deferredText, filter, myUid, collapsed, sort]);
   const zombies = useMemo(() => {
     let count = 0;
     for (const node of system.values()) if (isZombie(node)) count += 1;
@@ -130,13 +140,15 @@ export function SystemView() {
             </button>
           ))}
         </fieldset>
+        <FlagSettingsButton />
         <span className="muted toolbar-count" data-testid="system-count">
           {rows.length === system.size ? `${system.size} processes` : `${rows.length} of ${system.size} shown`}
           {filtering && !sort && rows.some((row) => row.context) ? ' · dimmed rows are ancestors' : ''}
           {zombies > 0 ? ` · ${zombies} zombie${zombies === 1 ? '' : 's'}` : ''}
+          {flags.size > 0 ? ` · ${flags.size} flagged` : ''}
         </span>
       </div>
-      <ProcessHeader sort={sort} onSort={(key) => setSort((current) => nextSort(current, key))} />
+      <ProcessHeader showPorts sort={sort} onSort={(key) => setSort((current) => nextSort(current, key))} />
       <div
         ref={scroller}
         className="system-scroll ptree"
@@ -159,7 +171,15 @@ export function SystemView() {
         }
       >
         {system.size === 0 ? <div className="tree-empty">Reading the process table…</div> : null}
-        {system.size > 0 && rows.length === 0 ? (
+        {system.size > 0 && rows.length === 0 && filter === 'flagged' && deferredText.trim() === '' ? (
+          <div className="tree-empty no-match" data-testid="system-empty">
+            Nothing is flagged: no process has spun a core or kept growing its memory past the thresholds.{' '}
+            <button type="button" className="btn btn-xs" onClick={() => setFilter('all')}>
+              Show all
+            </button>
+          </div>
+        ) : null}
+        {system.size > 0 && rows.length === 0 && !(filter === 'flagged' && deferredText.trim() === '') ? (
           <div className="tree-empty no-match" data-testid="system-empty">
             No process matches{deferredText.trim() ? ` “${deferredText.trim()}”` : ''}
             {filter !== 'all' ? ` in ${FILTERS.find((item) => item.id === filter)?.label ?? filter}` : ''}.{' '}
@@ -193,13 +213,22 @@ export function SystemView() {
                   onToggle={toggle}
                   onKill={requestKill}
                   killPending={`kill:${row.key}` in pending}
+                  historySource="system"
+                  showPorts
+                  flags={flags.get(row.key) ?? NO_FLAGS}
                 />
               </div>
             );
           })}
         </div>
       </div>
-      {inspected ? <SystemInspector node={inspected} onClose={() => setInspectKey(null)} /> : null}
+      {inspected ? (
+        <SystemInspector
+          node={inspected}
+          flags={flags.get(inspectKey ?? '') ?? NO_FLAGS}
+          onClose={() => setInspectKey(null)}
+        />
+      ) : null}
     </div>
   );
 }

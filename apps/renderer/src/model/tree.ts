@@ -4,6 +4,7 @@
  */
 import type { ProcessNode } from '@treewarden/protocol';
 import { identityKey } from './identity';
+import { lowestPort } from './ports';
 
 export interface TreeRow {
   key: string;
@@ -58,18 +59,21 @@ export function flattenTree(nodes: Iterable<ProcessNode>, collapsed: ReadonlySet
   return rows;
 }
 
-export type SystemFilter = 'all' | 'mine' | 'zombies' | 'escaped';
+export type SystemFilter = 'all' | 'mine' | 'zombies' | 'escaped' | 'flagged';
 
 export interface SystemQuery {
   text: string;
   filter: SystemFilter;
   /** uid of the "mine" filter; null when unknown. */
   uid: number | null;
+  /** Identity keys the "flagged" filter keeps. */
+  flagged?: ReadonlySet<string> | ReadonlyMap<string, unknown>;
 }
 
 function matchesQuery(node: ProcessNode, query: SystemQuery, needle: string): boolean {
   if (query.filter === 'zombies' && !node.state.startsWith('Z')) return false;
   if (query.filter === 'escaped' && !node.escaped) return false;
+  if (query.filter === 'flagged' && !query.flagged?.has(identityKey(node))) return false;
   if (query.filter === 'mine' && query.uid !== null && node.uid !== query.uid) return false;
   if (needle === '') return true;
   return (
@@ -106,7 +110,7 @@ export function filterSystemRows(
   return rows;
 }
 
-export type SystemSortKey = 'pid' | 'cpu' | 'memory' | 'age';
+export type SystemSortKey = 'pid' | 'cpu' | 'memory' | 'age' | 'ports';
 
 const SORT_VALUE: Record<SystemSortKey, (node: ProcessNode) => number> = {
   pid: (node) => node.pid,
@@ -114,7 +118,22 @@ const SORT_VALUE: Record<SystemSortKey, (node: ProcessNode) => number> = {
   memory: (node) => node.rssBytes,
   // Older processes started earlier: age grows as the start time shrinks.
   age: (node) => -node.startedAtMs,
+  ports: lowestPort,
 };
+
+/** Listeners first in either direction: "no port" is not a port number to sort among. */
+function compareBy(sort: { key: SystemSortKey; direction: 'ascending' | 'descending' }) {
+  const value = SORT_VALUE[sort.key];
+  const sign = sort.direction === 'ascending' ? 1 : -1;
+  return (a: ProcessNode, b: ProcessNode): number => {
+    const left = value(a);
+    const right = value(b);
+    if (left === right) return a.pid - b.pid;
+    if (!Number.isFinite(left)) return 1;
+    if (!Number.isFinite(right)) return -1;
+    return sign * (left - right);
+  };
+}
 
 /**
  * A flat list sorted by one column (ties broken by pid, so rows do not jump between polls).
@@ -127,12 +146,10 @@ export function sortSystemRows(
   sort: { key: SystemSortKey; direction: 'ascending' | 'descending' },
 ): TreeRow[] {
   const needle = query.text.trim().toLowerCase();
-  const value = SORT_VALUE[sort.key];
-  const sign = sort.direction === 'ascending' ? 1 : -1;
   const byPid = new Map<number, ProcessNode>();
   for (const node of nodes.values()) byPid.set(node.pid, node);
   const matches = [...byPid.values()].filter((node) => matchesQuery(node, query, needle));
-  matches.sort((a, b) => sign * (value(a) - value(b)) || a.pid - b.pid);
+  matches.sort(compareBy(sort));
   return matches.map((node) => ({
     key: identityKey(node),
     node,

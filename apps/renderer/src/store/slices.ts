@@ -1,12 +1,14 @@
 /** The store's slices: each owns its part of AppState and the setters that change it. */
 import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
+import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
 import { applySystemDiffWithShape, type SystemDiff } from './system-diff';
 import type {
   ActionsSlice,
   AppState,
   CatalogSlice,
   ConnectionSlice,
+  HistorySlice,
   Outcome,
   PrefsSlice,
   SelectionSlice,
@@ -27,13 +29,21 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
     const { selectedLeaseId } = get();
     const leaseStillThere = snapshot.leases.some((lease) => lease.id === selectedLeaseId);
     // Keep the user's selection; pick the first lease only when there is none to keep.
-    set({ snapshot, selectedLeaseId: leaseStillThere ? selectedLeaseId : (snapshot.leases[0]?.id ?? null) });
+    set({
+      snapshot,
+      selectedLeaseId: leaseStillThere ? selectedLeaseId : (snapshot.leases[0]?.id ?? null),
+      ...recordSnapshot(get(), snapshot),
+    });
   },
 });
 
-function nextSystem(state: AppState, diff: SystemDiff): Pick<AppState, 'system' | 'systemShape'> {
+function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
   const { table, shapeChanged } = applySystemDiffWithShape(state.system, diff);
-  return { system: table, systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape };
+  return {
+    system: table,
+    systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape,
+    ...recordSystem(state, table, Date.now()),
+  };
 }
 
 export const createSystemSlice: Slice<SystemSlice> = (set) => ({
@@ -44,6 +54,11 @@ export const createSystemSlice: Slice<SystemSlice> = (set) => ({
   replaceSystem: (processes) =>
     set((state) => nextSystem(state, { type: 'systemDiff', full: true, upserts: processes, removed: [] })),
   setSystemWatched: (systemWatched) => set({ systemWatched }),
+});
+
+export const createHistorySlice: Slice<HistorySlice> = (set) => ({
+  ...createHistoryState(),
+  setFlagSettings: (settings) => set((state) => applyFlagSettings(state, settings)),
 });
 
 export const createSelectionSlice: Slice<SelectionSlice> = (set) => ({

@@ -4,6 +4,7 @@ import {
   createActionsSlice,
   createCatalogSlice,
   createConnectionSlice,
+  createHistorySlice,
   createPrefsSlice,
   createSelectionSlice,
   createSnapshotSlice,
@@ -15,6 +16,7 @@ export function createAppStore() {
   return create<AppState>()((...a) => ({
     ...createSnapshotSlice(...a),
     ...createSystemSlice(...a),
+    ...createHistorySlice(...a),
     ...createSelectionSlice(...a),
     ...createActionsSlice(...a),
     ...createPrefsSlice(...a),

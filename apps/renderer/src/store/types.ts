@@ -1,4 +1,6 @@
 import type { HistoryEntry, Identity, KillReport, ProcessNode, ScenarioInfo, Snapshot } from '@treewarden/protocol';
+import type { HistoryBook } from '../model/history';
+import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
 
 export interface SnapshotSlice {
@@ -131,7 +133,26 @@ export interface CatalogSlice {
   setHistory(history: HistoryEntry[]): void;
 }
 
+export interface HistorySlice {
+  /**
+   * CPU/memory rings of run members (by identity) and run totals (`run:<id>`), one sample per
+   * snapshot. Mutated in place — copying thousands of rings per poll would cost more than the
+   * curves — so readers subscribe to `historyTick`, bumped after each recorded pass.
+   */
+  runHistory: HistoryBook;
+  /** The system view's rings (one sample per SYSTEM_SAMPLE_MIN_MS), fed by system diffs. */
+  systemHistory: HistoryBook;
+  historyTick: number;
+  /** Bumped after each recorded system pass (every SYSTEM_SAMPLE_MIN_MS at most). */
+  systemHistoryTick: number;
+  flagSettings: FlagSettings;
+  /** Flags of system processes by identity, recomputed when a system pass is recorded or the thresholds change. */
+  systemFlags: ReadonlyMap<string, Flag[]>;
+  setFlagSettings(settings: FlagSettings): void;
+}
+
 export type AppState = SnapshotSlice &
+  HistorySlice &
   SystemSlice &
   SelectionSlice &
   ActionsSlice &

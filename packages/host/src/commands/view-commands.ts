@@ -32,6 +32,8 @@ export async function watchSystem(
   clientId: string,
   systemCpu: CpuTracker,
 ): Promise<CommandResult<'watchSystem'>> {
+  if (command.ports === true && command.enabled) context.systemPortWatchers.add(clientId);
+  else context.systemPortWatchers.delete(clientId);
   if (!command.enabled) {
     context.systemWatchers.delete(clientId);
     if (context.systemWatchers.size === 0) context.systemTable = null;

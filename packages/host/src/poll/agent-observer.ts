@@ -14,7 +14,7 @@ import {
   readLinuxPortMap,
   sessionRows,
 } from '@treewarden/engine';
-import type { AgentSessionRow } from '@treewarden/protocol';
+import type { AgentSessionRow, ListeningSocket } from '@treewarden/protocol';
 
 export interface AgentScan {
   readonly rows: readonly AgentSessionRow[];
@@ -22,8 +22,8 @@ export interface AgentScan {
   /** Live roots, members and leaked processes of the rows, by pid (same read as the rows). */
   readonly entries: ReadonlyMap<number, ProcessEntry>;
   readonly readAtMs: number;
-  /** TCP ports each dev server (by pid) listens on; only dev-server members' sockets are read. */
-  readonly listeningPorts: ReadonlyMap<number, readonly number[]>;
+  /** Sockets each dev server listens on, by identity key; only dev-server members' sockets are read. */
+  readonly listening: ReadonlyMap<string, readonly ListeningSocket[]>;
   /** Rule files or remembered records skipped, with why. */
   readonly problems: readonly { readonly file: string; readonly message: string }[];
 }
@@ -64,26 +64,21 @@ function sessionEntries(
   return entries;
 }
 
-/** A dev server's ports (Linux; elsewhere none): one socket-table read per tick, only when a dev server lives. */
-function devServerPorts(
+/** A dev server's sockets (Linux; elsewhere none): one socket-table read per tick, only when a dev server lives. */
+function devServerSockets(
   rows: readonly AgentSessionRow[],
   entries: ReadonlyMap<number, ProcessEntry>,
-): Map<number, number[]> {
+): Map<string, ListeningSocket[]> {
   const pids = rows.flatMap((row) =>
     row.members.filter((member) => member.role === 'dev-server' && entries.has(member.pid)).map((member) => member.pid),
   );
-  const ports = new Map<number, number[]>();
-  if (process.platform !== 'linux' || pids.length === 0) return ports;
-  for (const listener of readLinuxPortMap(pids)?.listeners ?? []) {
-    if (listener.proto !== 'tcp') continue;
-    const held = ports.get(listener.pid) ?? [];
-    if (!held.includes(listener.port)) held.push(listener.port);
-    ports.set(
-      listener.pid,
-      held.sort((a, b) => a - b),
-    );
+  const sockets = new Map<string, ListeningSocket[]>();
+  if (process.platform !== 'linux' || pids.length === 0) return sockets;
+  for (const { pid, startTime, proto, address, port } of readLinuxPortMap(pids)?.listeners ?? []) {
+    const key = `${pid}:${startTime}`;
+    sockets.set(key, [...(sockets.get(key) ?? []), { proto, address, port }]);
   }
-  return ports;
+  return sockets;
 }
 
 export function observeAgents(stateDir: string): AgentScan {
@@ -94,7 +89,7 @@ export function observeAgents(stateDir: string): AgentScan {
     rows,
     leaks: observation.leaks,
     entries,
-    listeningPorts: devServerPorts(rows, entries),
+    listening: devServerSockets(rows, entries),
     readAtMs: observation.table.readAtMs,
     problems: observation.problems.map(({ file, message }) => ({ file, message })),
   };

@@ -4,7 +4,7 @@
  * It answers one request at a time; the host never has more than one read in flight.
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import { createTableReader } from '@treewarden/engine';
+import { createPortReader, createTableReader, type PortReader } from '@treewarden/engine';
 import { findOrphans } from '@treewarden/engine/orphans/index';
 import { readLeanProcTable } from '@treewarden/engine/ownership/proc-reader';
 import { statePaths } from '@treewarden/engine/state/index';
@@ -14,6 +14,13 @@ import type { PollRequest, PollResponse } from './messages.js';
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
 // kernel's children files); it lives here so its cache is reused across polls.
 const reader = createTableReader();
+// Created on first use: a platform without a port reader fails only the port requests, with its message.
+let portReader: PortReader | null = null;
+
+async function readPorts(pids: readonly number[] | null) {
+  portReader ??= createPortReader();
+  return pids === null ? portReader.readAll() : portReader.readForPids(pids);
+}
 
 async function answer(request: PollRequest): Promise<PollResponse> {
   const started = performance.now();
@@ -25,6 +32,10 @@ async function answer(request: PollRequest): Promise<PollResponse> {
     if (request.kind === 'agents') {
       const agents = observeAgents(request.stateDir);
       return { id: request.id, ok: true, agents, durationMs: performance.now() - started, threadId };
+    }
+    if (request.kind === 'ports') {
+      const ports = await readPorts(request.pids);
+      return { id: request.id, ok: true, ports, durationMs: performance.now() - started, threadId };
     }
     const table =
       request.kind === 'all'

@@ -16,6 +16,7 @@ import { buildAgentViews } from '../snapshot/session-views.js';
 import { diffSystem } from '../snapshot/system-diff.js';
 import { buildSystemTable } from '../snapshot/system-table.js';
 import { createLeakWatch, liveMembers } from './leak-watch.js';
+import { createPortWatch, type PortScope } from './port-watch.js';
 
 /** After a start or kill the next poll comes this soon, so the UI sees the change at once. */
 export const REQUESTED_POLL_DELAY_MS = 50;
@@ -116,6 +117,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
   let lastOrphanScan = Number.NEGATIVE_INFINITY;
   let stopped = true;
   const leakWatch = createLeakWatch();
+  const portWatch = createPortWatch((pids) => context.reader.readPorts(pids));
 
   async function runTick(): Promise<void> {
     const leases = collectLeases(context, heldLeases());
@@ -137,18 +139,23 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
     } else dropDeadOrphans(context);
     await observeAgentSessions(context, sessionCpu);
     const cpuPercents = ownedCpu.sample(owned, table.readAtMs);
+    // The full port map only while a system view shows its Ports column; else the owned trees'.
+    const portScope: PortScope = watching && context.systemPortWatchers.size > 0 ? 'all' : 'owned';
+    await portWatch.refresh(portScope, [...owned.keys()], context.now());
     const snapshot = buildSnapshot({
       leases,
       orphans: context.orphans,
       agents: context.agentViews,
       cpuPercents,
+      listeningOf: portWatch.listeningOf,
       pollIntervalMs: context.pollIntervalMs,
       now: context.now(),
       ...(context.port.warnings === undefined ? {} : { warnings: context.port.warnings }),
     });
     context.emit({ type: 'snapshot', snapshot });
     if (watching && context.systemWatchers.size > 0) {
-      const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values());
+      const listeningOf = portScope === 'all' ? portWatch.listeningOf : undefined;
+      const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values(), listeningOf);
       const diff = diffSystem(context.systemTable, nodes);
       context.systemTable = nodes;
       context.emit({ type: 'systemDiff', ...diff });

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ProcessTable, TableReader } from '@treewarden/engine';
+import type { PortMap, ProcessTable, TableReader } from '@treewarden/engine';
 import type { OrphanScan } from '@treewarden/engine/orphans/index';
 import type { AgentScan } from './agent-observer.js';
 import type { PollRequest, PollResponse } from './messages.js';
@@ -23,6 +23,8 @@ export interface WorkerTableReader extends TableReader {
   readonly lean: TableReader;
   /** The engine's orphan finder, run in the worker; null when it failed or timed out. */
   scanOrphans(stateDir: string): Promise<OrphanScan | null>;
+  /** Listening sockets of the given pids (null: every process), read in the worker; null when none could be read. */
+  readPorts(pids: readonly number[] | null): Promise<PortMap | null>;
   /** One tick of the agent-session observer, run in the worker; null when it failed or timed out. */
   observeAgents(stateDir: string): Promise<AgentScan | null>;
   /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
@@ -35,7 +37,10 @@ export interface WorkerTableReader extends TableReader {
 export type PollKind = PollRequest['kind'];
 
 type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
-type PollRequestBody = TableRequestBody | { kind: 'orphans' | 'agents'; stateDir: string };
+type PollRequestBody =
+  | TableRequestBody
+  | { kind: 'orphans' | 'agents'; stateDir: string }
+  | { kind: 'ports'; pids: readonly number[] | null };
 
 function defaultWorkerUrl(): URL {
   const sibling = new URL('./poll-worker.js', import.meta.url);
@@ -52,7 +57,7 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   let nextId = 1;
   let last: WorkerReadStats | null = null;
   let closed = false;
-  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, agents: 0 };
+  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, ports: 0, agents: 0 };
 
   worker.on('message', (response: PollResponse) => {
     const settle = pending.get(response.id);
@@ -100,6 +105,10 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
     async scanOrphans(stateDir) {
       const response = await send({ kind: 'orphans', stateDir });
       return response?.ok && 'orphans' in response ? response.orphans : null;
+    },
+    async readPorts(pids) {
+      const response = await send({ kind: 'ports', pids: pids === null ? null : [...pids] });
+      return response?.ok && 'ports' in response ? response.ports : null;
     },
     async observeAgents(stateDir) {
       const response = await send({ kind: 'agents', stateDir });

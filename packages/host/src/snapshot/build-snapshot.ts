@@ -7,7 +7,7 @@
 import { identityKey, isZombie, type ProcessEntry } from '@treewarden/engine';
 import type { HolderState, LeaseView, OrphanView, ProcessNode, RunView, Snapshot } from '@treewarden/protocol';
 import { type RunRecord, retryRefusal } from '../run-record.js';
-import { toProcessNode } from './process-node.js';
+import { type ListeningLookup, toProcessNode } from './process-node.js';
 import type { AgentViews } from './session-views.js';
 
 export interface LeaseEntry {
@@ -29,14 +29,21 @@ export interface SnapshotInput {
   /** Agent sessions and their leaks (absent: none observed); the leaks join the one orphan list. */
   readonly agents?: AgentViews;
   readonly cpuPercents: ReadonlyMap<string, number>;
+  /** Sockets each identity listens on (the host's last port read); absent: none shown. */
+  readonly listeningOf?: ListeningLookup;
   readonly pollIntervalMs: number;
   readonly now: number;
   readonly warnings?: readonly string[];
 }
 
-function nodeOf(entry: ProcessEntry, record: RunRecord, cpu: ReadonlyMap<string, number>): ProcessNode {
+function nodeOf(
+  entry: ProcessEntry,
+  record: RunRecord,
+  cpu: ReadonlyMap<string, number>,
+  listeningOf?: ListeningLookup,
+): ProcessNode {
   const { membership } = record;
-  const node = toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, membership.isEscaped(entry));
+  const node = toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, membership.isEscaped(entry), listeningOf);
   const escapedInto = membership.escapeOf(entry);
   return { ...node, ...(escapedInto === null ? {} : { escapedInto }), evidence: membership.evidenceOf(entry) };
 }
@@ -70,8 +77,13 @@ export function collectLeaks(records: Iterable<RunRecord>, scanned: readonly Orp
   return [...leaks.values()];
 }
 
-export function buildRunView(record: RunRecord, cpu: ReadonlyMap<string, number>, leakedCount: number): RunView {
-  const processes = record.membership.entries().map((entry) => nodeOf(entry, record, cpu));
+export function buildRunView(
+  record: RunRecord,
+  cpu: ReadonlyMap<string, number>,
+  leakedCount: number,
+  listeningOf?: ListeningLookup,
+): RunView {
+  const processes = record.membership.entries().map((entry) => nodeOf(entry, record, cpu, listeningOf));
   const tails = record.handle !== null && record.phase !== 'ended' ? record.handle.tails() : null;
   const refusal = retryRefusal(record);
   return {
@@ -117,8 +129,9 @@ function buildLeaseView(
   cpu: ReadonlyMap<string, number>,
   leakedByRun: ReadonlyMap<string, number>,
   leakedByLease: ReadonlyMap<string, number>,
+  listeningOf?: ListeningLookup,
 ): LeaseView {
-  const runs = lease.runs.map((record) => buildRunView(record, cpu, leakedByRun.get(record.id) ?? 0));
+  const runs = lease.runs.map((record) => buildRunView(record, cpu, leakedByRun.get(record.id) ?? 0, listeningOf));
   const liveOf = (run: RunView) => run.processes.filter((node) => !isZombie(node)).length;
   return {
     id: lease.id,
@@ -155,7 +168,9 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
   const leakedByRun = countBy(leaks, (orphan) => orphan.runId);
   // A leak belongs to its run's lease as shown here, else to the lease its cookie names.
   const leakedByLease = countBy(leaks, (orphan) => (orphan.runId && runLease.get(orphan.runId)) || orphan.leaseId);
-  const leases = input.leases.map((lease) => buildLeaseView(lease, input.cpuPercents, leakedByRun, leakedByLease));
+  const leases = input.leases.map((lease) =>
+    buildLeaseView(lease, input.cpuPercents, leakedByRun, leakedByLease, input.listeningOf),
+  );
   return {
     takenAtMs: input.now,
     pollIntervalMs: input.pollIntervalMs,

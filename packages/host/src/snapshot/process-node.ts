@@ -1,11 +1,20 @@
 /** Turns engine process entries into the protocol's ProcessNode, with CPU % from time deltas. */
 import { identityKey, type ProcessEntry } from '@treewarden/engine';
-import type { ProcessNode } from '@treewarden/protocol';
+import type { ListeningSocket, ProcessNode } from '@treewarden/protocol';
 
 /** argv joined for display is cut here: a 100 kB command line is not worth shipping 5,000 times. */
 export const MAX_COMMAND_LINE_CHARS = 512;
 
-export function toProcessNode(entry: ProcessEntry, cpuPercent: number, escaped: boolean): ProcessNode {
+/** Where the host's last port read says each identity listens (see poll/port-watch.ts). */
+export type ListeningLookup = (key: string) => readonly ListeningSocket[] | undefined;
+
+export function toProcessNode(
+  entry: ProcessEntry,
+  cpuPercent: number,
+  escaped: boolean,
+  listeningOf?: ListeningLookup,
+): ProcessNode {
+  const listening = listeningOf?.(identityKey(entry));
   const joined = entry.args.length > 0 ? entry.args.join(' ') : `[${entry.command}]`;
   return {
     pid: entry.pid,
@@ -22,6 +31,7 @@ export function toProcessNode(entry: ProcessEntry, cpuPercent: number, escaped: 
     rssBytes: Math.max(0, entry.rssBytes),
     startedAtMs: Math.max(0, entry.startedAtMs),
     escaped,
+    ...(listening === undefined || listening.length === 0 ? {} : { listening: [...listening] }),
   };
 }
 

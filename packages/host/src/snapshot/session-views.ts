@@ -5,7 +5,14 @@
  * (and every leak count drawn from it) includes agent leaks.
  */
 import { type AgentLeak, identityKey, type ProcessEntry } from '@treewarden/engine';
-import type { AgentSessionRow, OrphanView, SessionProcess, SessionView } from '@treewarden/protocol';
+import {
+  type AgentSessionRow,
+  type ListeningSocket,
+  MAX_LISTENING_PER_PROCESS,
+  type OrphanView,
+  type SessionProcess,
+  type SessionView,
+} from '@treewarden/protocol';
 import type { AgentScan } from '../poll/agent-observer.js';
 import { type CpuTracker, toProcessNode } from './process-node.js';
 
@@ -21,23 +28,14 @@ export const NO_AGENT_VIEWS: AgentViews = { sessions: [], orphans: [] };
  */
 export const MAX_ENDED_SESSIONS_SHOWN = 20;
 
-/** Most ports shown per process (a server holding hundreds is summarised by the first ones). */
-const MAX_LISTENING_PORTS = 16;
-
 function nodeOf(
   entry: ProcessEntry,
   role: SessionProcess['role'],
   cpu: ReadonlyMap<string, number>,
-  ports: ReadonlyMap<number, readonly number[]>,
+  listening: ReadonlyMap<string, readonly ListeningSocket[]>,
 ): SessionProcess {
-  const listening = ports.get(entry.pid);
-  return {
-    ...toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false),
-    role,
-    ...(listening === undefined || listening.length === 0
-      ? {}
-      : { listeningPorts: listening.slice(0, MAX_LISTENING_PORTS) }),
-  };
+  const sockets = (key: string) => listening.get(key)?.slice(0, MAX_LISTENING_PER_PROCESS);
+  return { ...toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false, sockets), role };
 }
 
 /** The live processes a session shows: root and members while it lives, its leaked members once it ended. */
@@ -48,12 +46,12 @@ function processesOf(row: AgentSessionRow, scan: AgentScan, cpu: ReadonlyMap<str
   };
   const nodes: SessionProcess[] = [];
   const root = row.state === 'live' ? live(row.root.pid, row.root.startTime) : null;
-  if (root !== null) nodes.push(nodeOf(root, 'root', cpu, scan.listeningPorts));
+  if (root !== null) nodes.push(nodeOf(root, 'root', cpu, scan.listening));
   const leaked = new Set(row.leaked);
   for (const member of row.members) {
     if (row.state === 'ended' && !leaked.has(member.pid)) continue;
     const entry = live(member.pid, member.startTime);
-    if (entry !== null) nodes.push(nodeOf(entry, member.role, cpu, scan.listeningPorts));
+    if (entry !== null) nodes.push(nodeOf(entry, member.role, cpu, scan.listening));
   }
   return nodes;
 }

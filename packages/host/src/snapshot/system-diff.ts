@@ -15,6 +15,10 @@ export function nodeKey(node: Pick<ProcessNode, 'pid' | 'startTime'>): string {
   return `${node.pid}:${node.startTime}`;
 }
 
+function listeningText(node: ProcessNode): string {
+  return node.listening?.map((socket) => `${socket.proto} ${socket.address}:${socket.port}`).join(',') ?? '';
+}
+
 function sameNode(a: ProcessNode, b: ProcessNode): boolean {
   return (
     a.state === b.state &&
@@ -25,7 +29,8 @@ function sameNode(a: ProcessNode, b: ProcessNode): boolean {
     a.sid === b.sid &&
     a.commandLine === b.commandLine &&
     a.cwd === b.cwd &&
-    a.escaped === b.escaped
+    a.escaped === b.escaped &&
+    listeningText(a) === listeningText(b)
   );
 }
 

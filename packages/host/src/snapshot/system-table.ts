@@ -2,7 +2,7 @@
 import { identityKey, type ProcessEntry } from '@treewarden/engine';
 import type { ProcessNode } from '@treewarden/protocol';
 import type { RunRecord } from '../run-record.js';
-import type { CpuTracker } from './process-node.js';
+import type { CpuTracker, ListeningLookup } from './process-node.js';
 import { toProcessNode } from './process-node.js';
 
 export function buildSystemTable(
@@ -10,6 +10,7 @@ export function buildSystemTable(
   readAtMs: number,
   cpu: CpuTracker,
   runs: Iterable<RunRecord>,
+  listeningOf?: ListeningLookup,
 ): Map<string, ProcessNode> {
   const percents = cpu.sample(entries, readAtMs);
   const escapedKeys = new Set<string>();
@@ -21,7 +22,7 @@ export function buildSystemTable(
   const table = new Map<string, ProcessNode>();
   for (const entry of entries.values()) {
     const key = identityKey(entry);
-    table.set(key, toProcessNode(entry, percents.get(key) ?? 0, escapedKeys.has(key)));
+    table.set(key, toProcessNode(entry, percents.get(key) ?? 0, escapedKeys.has(key), listeningOf));
   }
   return table;
 }

@@ -1,0 +1,79 @@
+/**
+ * A small inline-SVG curve (no chart library): sized by CSS, stretched to its box, labelled for
+ * screen readers with the latest value and the trend ("CPU 12.5 %, rising over the last 40s").
+ */
+import type { Sample } from '../model/history';
+import { describeSeries } from '../model/trend';
+
+/** Drawing box of every curve; CSS decides the size on screen. */
+export const SPARK_WIDTH = 100;
+export const SPARK_HEIGHT = 24;
+/** CPU curves never zoom in below this ceiling, so 0.3 % of noise does not look like a spike. */
+export const CPU_SCALE_FLOOR_PERCENT = 10;
+
+/** Memory curves span at least this share of their value (or MEMORY_FLAT_MIN_BYTES), centred. */
+const MEMORY_FLAT_SHARE = 0.05;
+const MEMORY_FLAT_MIN_BYTES = 1024 * 1024;
+
+export type SeriesKind = 'cpu' | 'memory';
+
+export function valuesOf(samples: readonly Sample[], kind: SeriesKind): number[] {
+  return samples.map((sample) => (kind === 'cpu' ? sample.cpuPercent : sample.memoryBytes));
+}
+
+/** Vertical range: CPU from 0 (with a floor on the ceiling); memory from its own low to its high. */
+export function rangeOf(values: readonly number[], kind: SeriesKind): { low: number; high: number } {
+  if (values.length === 0) return { low: 0, high: 1 };
+  const high = Math.max(...values);
+  if (kind === 'cpu') return { low: 0, high: Math.max(high, CPU_SCALE_FLOOR_PERCENT) };
+  const low = Math.min(...values);
+  // A flat or nearly flat memory curve is drawn mid-box on a scale a person can read (±5 %),
+  // not zoomed into a few bytes of noise.
+  const pad = Math.max(high * MEMORY_FLAT_SHARE, MEMORY_FLAT_MIN_BYTES) - (high - low) / 2;
+  return pad > 0 ? { low: Math.max(0, low - pad), high: high + pad } : { low, high };
+}
+
+/** The SVG path of the curve in a width × height box; empty with fewer than two samples. */
+export function sparkPath(values: readonly number[], kind: SeriesKind, width = SPARK_WIDTH, height = SPARK_HEIGHT) {
+  if (values.length < 2) return '';
+  const { low, high } = rangeOf(values, kind);
+  const step = width / (values.length - 1);
+  const y = (value: number) => height - 1 - ((value - low) / (high - low)) * (height - 2);
+  return values
+    .map((value, index) => `${index === 0 ? 'M' : 'L'}${(index * step).toFixed(2)},${y(value).toFixed(2)}`)
+    .join(' ');
+}
+
+export function spanOf(samples: readonly Sample[]): number {
+  const first = samples[0];
+  const last = samples.at(-1);
+  return first && last ? last.atMs - first.atMs : 0;
+}
+
+export function Sparkline({
+  samples,
+  kind,
+  className,
+  testId,
+}: {
+  samples: readonly Sample[];
+  kind: SeriesKind;
+  className?: string;
+  testId?: string;
+}) {
+  const values = valuesOf(samples, kind);
+  const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, spanOf(samples));
+  return (
+    <svg
+      className={`spark spark-${kind}${className ? ` ${className}` : ''}`}
+      viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
+      preserveAspectRatio="none"
+      role="img"
+      aria-label={label}
+      data-testid={testId}
+    >
+      <title>{label}</title>
+      <path d={sparkPath(values, kind)} vectorEffect="non-scaling-stroke" />
+    </svg>
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * Resource history in the store: each snapshot adds a sample per run member and per run (its
+ * totals), each system diff (at most every SYSTEM_SAMPLE_MIN_MS) one per system process, and the
+ * system flags are recomputed then. No reads of their own: only what the host already sent.
+ */
+import type { ProcessNode, Snapshot } from '@treewarden/protocol';
+import { loadFlagSettings, saveFlagSettings } from '../model/flag-settings';
+import {
+  HistoryBook,
+  RUN_HISTORY_CAPACITY,
+  type SampleRing,
+  SYSTEM_HISTORY_CAPACITY,
+  SYSTEM_SAMPLE_MIN_MS,
+} from '../model/history';
+import { identityKey, isZombie } from '../model/identity';
+import { type Flag, type FlagSettings, flagsOf } from '../model/trend';
+import type { AppState, HistorySlice } from './types';
+
+type Entry = readonly [string, number, number];
+
+export function runHistoryKey(runId: string): string {
+  return `run:${runId}`;
+}
+
+function* snapshotEntries(snapshot: Snapshot): Generator<Entry> {
+  for (const lease of snapshot.leases)
+    for (const run of lease.runs) {
+      let cpu = 0;
+      let memory = 0;
+      for (const node of run.processes) {
+        if (isZombie(node)) continue;
+        cpu += node.cpuPercent;
+        memory += node.rssBytes;
+        yield [identityKey(node), node.cpuPercent, node.rssBytes];
+      }
+      yield [runHistoryKey(run.id), cpu, memory];
+    }
+}
+
+function* systemEntries(system: ReadonlyMap<string, ProcessNode>): Generator<Entry> {
+  for (const [key, node] of system) if (!isZombie(node)) yield [key, node.cpuPercent, node.rssBytes];
+}
+
+/** Cheap test first: only a ring whose newest sample could flag is read in full. */
+function mayFlag(ring: SampleRing, settings: FlagSettings): boolean {
+  const newest = ring.at(ring.size - 1);
+  const oldest = ring.at(0);
+  if (newest === undefined || oldest === undefined) return false;
+  return newest.cpuPercent >= settings.cpuPercent || newest.memoryBytes > oldest.memoryBytes;
+}
+
+export function computeFlags(
+  book: HistoryBook,
+  keys: Iterable<string>,
+  settings: FlagSettings,
+): ReadonlyMap<string, Flag[]> {
+  const flags = new Map<string, Flag[]>();
+  for (const key of keys) {
+    const ring = book.ring(key);
+    if (ring === undefined || !mayFlag(ring, settings)) continue;
+    const found = flagsOf(ring.samples(), settings);
+    if (found.length > 0) flags.set(key, found);
+  }
+  return flags;
+}
+
+export function createHistoryState(): Omit<HistorySlice, 'setFlagSettings'> {
+  return {
+    runHistory: new HistoryBook(RUN_HISTORY_CAPACITY),
+    systemHistory: new HistoryBook(SYSTEM_HISTORY_CAPACITY, SYSTEM_SAMPLE_MIN_MS),
+    historyTick: 0,
+    systemHistoryTick: 0,
+    flagSettings: loadFlagSettings(),
+    systemFlags: new Map(),
+  };
+}
+
+/** After a snapshot: one run pass. Returns the state patch. */
+export function recordSnapshot(state: AppState, snapshot: Snapshot): Pick<AppState, 'historyTick'> {
+  state.runHistory.recordPass(snapshot.takenAtMs, snapshotEntries(snapshot));
+  return { historyTick: state.historyTick + 1 };
+}
+
+/** After a system diff: a system pass when the spacing allows, and then fresh flags. */
+export function recordSystem(
+  state: AppState,
+  system: ReadonlyMap<string, ProcessNode>,
+  atMs: number,
+): Partial<Pick<AppState, 'systemFlags' | 'systemHistoryTick'>> {
+  if (!state.systemHistory.recordPass(atMs, systemEntries(system))) return {};
+  return {
+    systemFlags: computeFlags(state.systemHistory, system.keys(), state.flagSettings),
+    systemHistoryTick: state.systemHistoryTick + 1,
+  };
+}
+
+export function applyFlagSettings(
+  state: AppState,
+  settings: FlagSettings,
+): Pick<AppState, 'flagSettings' | 'systemFlags'> {
+  saveFlagSettings(settings);
+  return { flagSettings: settings, systemFlags: computeFlags(state.systemHistory, state.system.keys(), settings) };
+}
