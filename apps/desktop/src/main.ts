@@ -10,6 +10,7 @@ import { resolveStateDir } from '@treewarden/engine';
 import { createEngineHost, createEnginePort, type EngineHost } from '@treewarden/host';
 import { app, type BrowserWindow, dialog, session } from 'electron';
 import { registerIpc } from './electron-main/ipc.js';
+import { desktopNotice } from './electron-main/notify.js';
 import { hardenApp, hardenSession } from './electron-main/security.js';
 import { createCountsDisplay } from './electron-main/tray.js';
 import { createMainWindow } from './electron-main/window.js';
@@ -17,6 +18,7 @@ import { runLifecycle, type StartedApp } from './node/app-lifecycle.js';
 import { resolveAppPaths } from './node/app-paths.js';
 import { countsOf } from './node/counts-label.js';
 import { createIpcRouter, createTrustedSenderCheck } from './node/ipc-router.js';
+import { createLeakNotifier } from './node/leak-notifier.js';
 import { readyFileFrom, signalReady } from './node/ready-signal.js';
 import { userEnvironment } from './node/user-environment.js';
 import { windowStatePath } from './node/window-state.js';
@@ -51,8 +53,11 @@ function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
   });
   const unregister = registerIpc(router, window);
   const counts = createCountsDisplay(window, paths.icon, quit);
+  const leaks = createLeakNotifier(desktopNotice(window, focus));
   const stopCounts = host.onEvent((event) => {
-    if (event.type === 'snapshot') counts.update(countsOf(event.snapshot));
+    if (event.type !== 'snapshot') return;
+    counts.update(countsOf(event.snapshot));
+    leaks.onSnapshot(event.snapshot);
   });
   window.on('closed', () => {
     stopCounts();

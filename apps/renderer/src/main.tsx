@@ -10,6 +10,7 @@ import './styles/tree.css';
 import './styles/widgets.css';
 import './styles/responsive.css';
 import './styles/truth.css';
+import './styles/sessions.css';
 import './styles/history.css';
 
 connectStore(useAppStore, () => {

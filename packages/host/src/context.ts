@@ -2,8 +2,10 @@
 import type { ProcessIdentity } from '@treewarden/engine';
 import type { HostEvent, OrphanView, ProcessNode } from '@treewarden/protocol';
 import type { EnginePort, HostLease, HostScenario } from './engine/port.js';
+import type { AgentScan } from './poll/agent-observer.js';
 import type { WorkerTableReader } from './poll/worker-reader.js';
 import type { RunRecord } from './run-record.js';
+import type { AgentViews } from './snapshot/session-views.js';
 
 /** A lease the host held and released: still shown, with its runs, until the app closes. */
 export interface ReleasedLease {
@@ -28,6 +30,10 @@ export interface HostContext {
   /** Those of them that show the Ports column: only then is every process's port map read. */
   readonly systemPortWatchers: Set<string>;
   orphans: readonly OrphanView[];
+  /** The agent observer's last tick (null before the first, or where the port observes none). */
+  agentScan: AgentScan | null;
+  /** Sessions and agent leaks from that tick, as the snapshot shows them. */
+  agentViews: AgentViews;
   /** The last system table sent, by identity key; null → the next diff is full. */
   systemTable: Map<string, ProcessNode> | null;
   pollIntervalMs: number;

@@ -11,6 +11,7 @@ import type { EnginePort, HostLease } from './engine/port.js';
 import { createPoller } from './poll/poller.js';
 import { createWorkerTableReader, type WorkerTableReader } from './poll/worker-reader.js';
 import { createCpuTracker } from './snapshot/process-node.js';
+import { NO_AGENT_VIEWS } from './snapshot/session-views.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** close() waits this long for runs to end and leases to be released before it gives up. */
@@ -53,6 +54,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
   const reader = options.reader ?? createWorkerTableReader();
   const self = readProcEntry(process.pid);
   const systemCpu = createCpuTracker();
+  const sessionCpu = createCpuTracker();
   let closing: Promise<void> | null = null;
 
   const context: HostContext = {
@@ -67,6 +69,8 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     systemWatchers: new Set(),
     systemPortWatchers: new Set(),
     orphans: [],
+    agentScan: null,
+    agentViews: NO_AGENT_VIEWS,
     systemTable: null,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     now: options.now ?? Date.now,
@@ -103,6 +107,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     heldLeases: () => [...heldById.values()].filter((lease) => !context.released.has(lease.id)),
     ownedCpu: createCpuTracker(),
     systemCpu,
+    sessionCpu,
   });
   poller.start();
 
@@ -137,7 +142,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
       if (!parsed.ok) return { ok: false, error: parsed.error };
       if (closing !== null) return { ok: false, error: 'the host is closing: the command was not run' };
       try {
-        const result = await dispatchCommand(parsed.value, { context, clientId, systemCpu });
+        const result = await dispatchCommand(parsed.value, { context, clientId, systemCpu, sessionCpu });
         // The UI validates replies too; a host bug is caught here, with the command named.
         const checked = commandResultSchemas[parsed.value.type].safeParse(result);
         if (!checked.success)

@@ -18,6 +18,8 @@ export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
 export const MAX_ACTIVITY_ENTRIES = 100;
 const MAX_ARGS = 256;
+/** The most identities one agent clean-up may name (a confirmation list longer than this is not read). */
+export const MAX_CLEAN_TARGETS = 4096;
 const MAX_ARG_LENGTH = 8192;
 
 const arg = z.string().max(MAX_ARG_LENGTH);
@@ -41,6 +43,17 @@ export const commandSchema = z.discriminatedUnion('type', [
     type: z.literal('cleanOrphans'),
     runId: z.string().min(1).max(128).optional(),
     includeUnregistered: z.boolean().optional(),
+  }),
+  /**
+   * Ends agent leaks (of one session, or of any) with the engine's agent clean-up. `targets`: the
+   * identities the user saw and confirmed, always named; anything else is left alone, a changed
+   * one refused. Trees found from markers alone only with `includeMarkersOnly: true`.
+   */
+  z.object({
+    type: z.literal('cleanAgentLeaks'),
+    sessionId: z.string().min(1).max(160).optional(),
+    targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS),
+    includeMarkersOnly: z.boolean().optional(),
   }),
   z.object({ type: z.literal('listScenarios') }),
   z.object({
@@ -78,6 +91,18 @@ export const commandResultSchemas = {
   retryRun: runStartedSchema,
   releaseLease: z.object({ released: z.boolean(), kills: z.array(killReportSchema) }),
   cleanOrphans: z.object({ kills: z.array(killReportSchema) }),
+  cleanAgentLeaks: z.object({
+    processes: z.array(
+      z.object({
+        pid: z.number().int().positive(),
+        startTime: z.string(),
+        /** Null for a refused identity of no session the request named. */
+        sessionId: z.string().nullable(),
+        result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused', 'error']),
+        detail: z.string().optional(),
+      }),
+    ),
+  }),
   listScenarios: z.object({ scenarios: z.array(scenarioInfoSchema) }),
   runScenario: runStartedSchema,
   setPollInterval: z.object({ intervalMs: z.number().int() }),

@@ -3,6 +3,7 @@ export * from './bridge.js';
 export * from './commands.js';
 export * from './envelope.js';
 export * from './events.js';
+export * from './leak-notice.js';
 export * from './model.js';
 export * from './ports.js';
 export * from './vocabulary.js';

@@ -3,6 +3,7 @@
  * Every type here is inferred from a zod schema, so the same definition validates at runtime.
  */
 import { z } from 'zod';
+import { agentRoleSchema, agentSessionSchema } from './agents.js';
 import { listeningSocketSchema, MAX_LISTENING_PER_PROCESS } from './ports.js';
 import {
   CLASSIFICATIONS,
@@ -160,9 +161,10 @@ export type LeaseView = z.infer<typeof leaseViewSchema>;
 /**
  * `over`: a process of a run or lease that is over (recorded here). `unregistered`: it carries a
  * run cookie this state dir never recorded (another state dir, another tool): ending it takes an
- * explicit, separate ask, as `treewarden orphans --clean --all` does.
+ * explicit, separate ask, as `treewarden orphans --clean --all` does. `agent`: a surviving member
+ * of an agent session whose root is gone (`agent`, `sessionId`, `role` say which).
  */
-export const orphanKindSchema = z.enum(['over', 'unregistered']);
+export const orphanKindSchema = z.enum(['over', 'unregistered', 'agent']);
 export type OrphanKind = z.infer<typeof orphanKindSchema>;
 
 export const orphanViewSchema = z.object({
@@ -172,8 +174,28 @@ export const orphanViewSchema = z.object({
   /** Why it was judged leaked: cookie of an ended run, cwd inside a run directory, recorded identity… */
   reasons: z.array(z.string()),
   process: processNodeSchema,
+  /** Agent leaks only: the rule id (`claude-code`, …), the session and the member's role. */
+  agent: z.string().min(1).max(64).optional(),
+  sessionId: z.string().min(1).max(160).optional(),
+  role: agentRoleSchema.optional(),
+  /** Agent leaks only: found from markers alone (no remembered session); ending it takes an explicit ask. */
+  markersOnly: z.boolean().optional(),
 });
 export type OrphanView = z.infer<typeof orphanViewSchema>;
+
+/** A session's live process (root or member) with its role, as a tree node. */
+/** Its `listening` sockets are read for dev-server members only. */
+export const sessionProcessSchema = processNodeSchema.extend({ role: agentRoleSchema.or(z.literal('root')) });
+export type SessionProcess = z.infer<typeof sessionProcessSchema>;
+
+/** An agent session as the UI shows it: the CLI's row plus its live processes and their totals. */
+export const sessionViewSchema = agentSessionSchema.extend({
+  /** Live processes of the session now (root first while it lives; leaked members once it ended). */
+  processes: z.array(sessionProcessSchema),
+  cpuPercent: z.number().nonnegative(),
+  rssBytes: z.number().nonnegative(),
+});
+export type SessionView = z.infer<typeof sessionViewSchema>;
 
 export const snapshotSchema = z.object({
   takenAtMs: epochMs,
@@ -182,6 +204,8 @@ export const snapshotSchema = z.object({
   /** Every leaked process, once: the one source of every leak count the UI shows (`counts.leaked` is its length). */
   orphans: z.array(orphanViewSchema),
   counts: z.object({ live: z.number().int().nonnegative(), leaked: z.number().int().nonnegative() }),
+  /** Agent sessions (claude, codex, …), live and recently ended; absent where the host observes none. */
+  sessions: z.array(sessionViewSchema).optional(),
   /** What the host cannot do here and the user must know (e.g. a native capability missing). */
   warnings: z.array(z.string()).optional(),
 });

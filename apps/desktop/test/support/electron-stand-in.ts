@@ -79,7 +79,12 @@ export function createElectronStandIn(options: { readonly gotLock?: boolean } = 
     quit: () => calls.push('quit'),
     exit: (code: number) => calls.push(`exit ${code}`),
   });
-  const menu = { buildFromTemplate: (template: unknown) => template, setApplicationMenu: () => {} };
+  const menu = {
+    buildFromTemplate: (template: unknown) => template,
+    setApplicationMenu: () => {
+      if (!calls.includes('setApplicationMenu')) calls.push('setApplicationMenu');
+    },
+  };
   const module = {
     app,
     BrowserWindow: StandInWindow,
@@ -101,6 +106,15 @@ export function createElectronStandIn(options: { readonly gotLock?: boolean } = 
       }
     },
     nativeImage: { createFromPath: (path: string) => path },
+    Notification: class extends EventEmitter {
+      static isSupported = () => true;
+      constructor(readonly notice: { readonly title: string; readonly body: string }) {
+        super();
+      }
+      show() {
+        calls.push(`notify ${this.notice.title}: ${this.notice.body}`);
+      }
+    },
     shell: { openExternal: (url: string) => calls.push(`openExternal ${url}`) },
   };
   return { module, calls, windows, app };

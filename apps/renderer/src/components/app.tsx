@@ -1,4 +1,5 @@
 /** The window: app bar, banners, leases sidebar, the current view, run details and activity. */
+import { useLeakNotifications } from '../hooks/use-leak-notifications';
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
@@ -10,6 +11,7 @@ import { LeaseView } from './lease-view';
 import { OrphanBanner } from './orphan-banner';
 import { RunDetails } from './run-details';
 import { ScenariosView } from './scenarios-view';
+import { SessionView } from './session-view';
 import { Sidebar } from './sidebar';
 import { StartRunDialog } from './start-run';
 import { SystemView } from './system-view';
@@ -21,6 +23,8 @@ function CurrentView() {
   switch (view) {
     case 'runs':
       return <LeaseView />;
+    case 'sessions':
+      return <SessionView />;
     case 'system':
       return <SystemView />;
     case 'scenarios':
@@ -32,6 +36,7 @@ function CurrentView() {
 
 export function App() {
   useThemeAttribute();
+  useLeakNotifications();
   const showDetails = useAppStore((state) => state.view === 'runs' && state.selectedRunId !== null);
   const waiting = useAppStore((state) => state.snapshot === null && state.view === 'runs');
   return (

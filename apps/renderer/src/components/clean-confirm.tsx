@@ -13,9 +13,9 @@ export function CleanConfirm() {
   const askClean = useAppStore((state) => state.askClean);
   const orphans = useAppStore(
     useShallow((state) =>
-      // The default clean-up ends only leaks of runs on record; unregistered trees have their own action.
+      // The default clean-up ends only leaks of runs on record; unregistered trees and agent leaks have their own.
       (state.snapshot?.orphans ?? []).filter(
-        (orphan) => orphan.kind !== 'unregistered' && (!request?.runId || orphan.runId === request.runId),
+        (orphan) => orphan.kind === 'over' && (!request?.runId || orphan.runId === request.runId),
       ),
     ),
   );

@@ -6,6 +6,7 @@ import type { ThemePref, ViewName } from '../store/types';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
+  { id: 'sessions', label: 'Sessions' },
   { id: 'system', label: 'All processes' },
   { id: 'scenarios', label: 'Scenarios' },
   { id: 'history', label: 'History' },

@@ -69,6 +69,8 @@ export const createSelectionSlice: Slice<SelectionSlice> = (set) => ({
   selectRun: (selectedRunId, leaseId) =>
     set((state) => ({ selectedRunId, selectedLeaseId: leaseId ?? state.selectedLeaseId })),
   selectProcess: (selectedProcessKey) => set({ selectedProcessKey }),
+  selectedSessionId: null,
+  selectSession: (selectedSessionId) => set({ selectedSessionId, selectedProcessKey: null }),
 });
 
 let nextOutcomeId = 1;
@@ -150,6 +152,8 @@ export const createPrefsSlice: Slice<PrefsSlice> = (set) => ({
   },
   setView: (view) => set({ view }),
   setStartFormOpen: (startFormOpen) => set({ startFormOpen }),
+  notifyLeaks: false,
+  setNotifyLeaks: (notifyLeaks) => set({ notifyLeaks }),
 });
 
 export const createConnectionSlice: Slice<ConnectionSlice> = (set) => ({

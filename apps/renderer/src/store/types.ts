@@ -20,7 +20,7 @@ export interface SystemSlice {
   setSystemWatched(watched: boolean): void;
 }
 
-export type ViewName = 'runs' | 'system' | 'scenarios' | 'history';
+export type ViewName = 'runs' | 'sessions' | 'system' | 'scenarios' | 'history';
 
 export interface SelectionSlice {
   selectedLeaseId: string | null;
@@ -30,6 +30,9 @@ export interface SelectionSlice {
   selectLease(leaseId: string | null): void;
   selectRun(runId: string | null, leaseId?: string): void;
   selectProcess(key: string | null): void;
+  /** The agent session the Sessions view shows (its id, as the snapshot names it). */
+  selectedSessionId: string | null;
+  selectSession(sessionId: string | null): void;
 }
 
 export type ActionKind = 'kill' | 'retry' | 'release' | 'clean' | 'start' | 'scenario' | 'runEnded' | 'settings';
@@ -103,6 +106,9 @@ export interface PrefsSlice {
   setTheme(theme: ThemePref): void;
   setView(view: ViewName): void;
   setStartFormOpen(open: boolean): void;
+  /** The user turned on browser notifications for new leaks (never asked for on load). */
+  notifyLeaks: boolean;
+  setNotifyLeaks(on: boolean): void;
 }
 
 export type ConnectionStatus = 'connecting' | 'open' | 'closed';

@@ -7,6 +7,7 @@
 import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
+import { cleanAgentLeaks } from './agent-commands.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
 import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
@@ -16,6 +17,8 @@ export interface CommandCall {
   readonly context: HostContext;
   readonly clientId: string;
   readonly systemCpu: CpuTracker;
+  /** CPU of agent sessions' members, sampled apart from the runs' and the system view's. */
+  readonly sessionCpu: CpuTracker;
 }
 
 export type CommandHandler<K extends CommandType> = (
@@ -32,6 +35,7 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   retryRun: (command, { context }) => retryRun(context, command),
   releaseLease: (command, { context }) => releaseLease(context, command),
   cleanOrphans: (command, { context }) => cleanOrphans(context, command),
+  cleanAgentLeaks: (command, { context, sessionCpu }) => cleanAgentLeaks(context, command, sessionCpu),
   listScenarios: async (_command, { context }) => listScenarios(context),
   runScenario: (command, { context }) => runScenario(context, command),
   setPollInterval: async (command, { context }) => setPollInterval(context, command),

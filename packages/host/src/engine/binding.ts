@@ -5,6 +5,7 @@
 import {
   appendLedgerRecord,
   capabilityWarnings,
+  cleanAgentLeaks,
   createLeaseFileCache,
   defaultActor,
   ensureStateDir,
@@ -281,6 +282,8 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       const settled = settleEndedRuns(scan, { paths, actor: appActor(), stillAlive });
       return { orphans, settled };
     },
+    observeAgents: (reader) => reader.observeAgents(paths.root),
+    cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,

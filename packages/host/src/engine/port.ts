@@ -3,7 +3,16 @@
  * maps it onto the engine's leases and guardians, revalidated tree kill, lease registry, orphan
  * finder, ledger and scenarios; tests may inject a port to reproduce what this machine cannot.
  */
-import type { KillOutcome, ProcessEntry, ProcessIdentity, RunOutcome, RunSpec, TableReader } from '@treewarden/engine';
+import type {
+  AgentLeak,
+  CleanedLeak,
+  KillOutcome,
+  ProcessEntry,
+  ProcessIdentity,
+  RunOutcome,
+  RunSpec,
+  TableReader,
+} from '@treewarden/engine';
 import type {
   ActivityEntry,
   Classification,
@@ -12,6 +21,7 @@ import type {
   OrphanKind,
   ScenarioInfo,
 } from '@treewarden/protocol';
+import type { AgentScan } from '../poll/agent-observer.js';
 import type { WorkerTableReader } from '../poll/worker-reader.js';
 
 /** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
@@ -140,6 +150,10 @@ export interface EnginePort {
    * host still sees one of their processes.
    */
   findOrphans(reader: WorkerTableReader, stillAlive: (runId: string) => boolean): Promise<OrphanScanResult>;
+  /** One tick of the agent-session observer (in the worker); absent: this host shows no sessions. */
+  observeAgents?(reader: WorkerTableReader): Promise<AgentScan | null>;
+  /** The engine's agent clean-up (revalidated tree kill per leaked subtree, recorded in the ledger). */
+  cleanAgentLeaks?(leaks: readonly AgentLeak[]): Promise<readonly CleanedLeak[]>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
   /** The ledger's newest run endings and kills (newest first), for the Activity panel. */

@@ -1,5 +1,6 @@
 /** Messages between the host and its poll worker (structured-cloned; Maps survive the trip). */
 import type { OrphanScan, PortMap, ProcessEntry } from '@treewarden/engine';
+import type { AgentScan } from './agent-observer.js';
 
 export type PollRequest =
   | { readonly id: number; readonly kind: 'all' }
@@ -9,7 +10,9 @@ export type PollRequest =
   /** The engine's orphan finder: reads every process's environment, so it never runs on the main thread. */
   | { readonly id: number; readonly kind: 'orphans'; readonly stateDir: string }
   /** Listening sockets: of the given pids only (the owned trees), or of every process when `pids` is null. */
-  | { readonly id: number; readonly kind: 'ports'; readonly pids: readonly number[] | null };
+  | { readonly id: number; readonly kind: 'ports'; readonly pids: readonly number[] | null }
+  /** One tick of the agent-session observer (its focused read; a full one only now and then). */
+  | { readonly id: number; readonly kind: 'agents'; readonly stateDir: string };
 
 export type PollResponse =
   | {
@@ -34,6 +37,13 @@ export type PollResponse =
       readonly ok: true;
       /** Null: no map could be read this time (the reader yields none rather than a partial one). */
       readonly ports: PortMap | null;
+      readonly durationMs: number;
+      readonly threadId: number;
+    }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly agents: AgentScan;
       readonly durationMs: number;
       readonly threadId: number;
     }

@@ -12,6 +12,7 @@ import {
   readLeanProcTable,
   statePaths,
 } from '@treewarden/engine';
+import { observeAgents } from './agent-observer.js';
 import type { PollRequest, PollResponse } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
@@ -31,6 +32,10 @@ async function answer(request: PollRequest): Promise<PollResponse> {
     if (request.kind === 'orphans') {
       const orphans = findOrphans({ paths: statePaths(request.stateDir) });
       return { id: request.id, ok: true, orphans, durationMs: performance.now() - started, threadId };
+    }
+    if (request.kind === 'agents') {
+      const agents = observeAgents(request.stateDir);
+      return { id: request.id, ok: true, agents, durationMs: performance.now() - started, threadId };
     }
     if (request.kind === 'ports') {
       const ports = await readPorts(request.pids);

@@ -11,6 +11,7 @@ import type { HostLease, Orphan, OrphanScanResult } from '../engine/port.js';
 import { buildSnapshot } from '../snapshot/build-snapshot.js';
 import { collectLeases } from '../snapshot/lease-entries.js';
 import { type CpuTracker, toProcessNode } from '../snapshot/process-node.js';
+import { buildAgentViews } from '../snapshot/session-views.js';
 import { diffSystem } from '../snapshot/system-diff.js';
 import { buildSystemTable } from '../snapshot/system-table.js';
 import { createLeakWatch, liveMembers } from './leak-watch.js';
@@ -42,6 +43,8 @@ export interface PollerDeps {
   readonly heldLeases: () => readonly HostLease[];
   readonly ownedCpu: CpuTracker;
   readonly systemCpu: CpuTracker;
+  /** CPU of agent sessions' processes (their reads come from the agent observer, not the table). */
+  readonly sessionCpu: CpuTracker;
 }
 
 export function toOrphanView(orphan: Orphan): OrphanView {
@@ -78,6 +81,18 @@ export async function scanLeaks(context: HostContext): Promise<void> {
   }
 }
 
+/**
+ * One tick of the agent observer (in the worker). Every poll, so a leak shows within a poll
+ * interval of its session's death; a failed tick keeps the last views rather than showing none.
+ */
+export async function observeAgentSessions(context: HostContext, sessionCpu: CpuTracker): Promise<void> {
+  if (context.port.observeAgents === undefined) return;
+  const scan = await context.port.observeAgents(context.reader);
+  if (scan === null) return;
+  context.agentScan = scan;
+  context.agentViews = buildAgentViews(scan, sessionCpu);
+}
+
 /** Between scans, a leak that died since (exited, or killed by anyone) leaves the list at the next tick. */
 function dropDeadOrphans(context: HostContext): void {
   const alive = context.orphans.filter((orphan) => isIdentityAlive(orphan.process));
@@ -95,7 +110,7 @@ async function readTable(context: HostContext, watching: boolean): Promise<Proce
   return context.reader.readTrees([...roots]);
 }
 
-export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: PollerDeps): Poller {
+export function createPoller({ context, heldLeases, ownedCpu, systemCpu, sessionCpu }: PollerDeps): Poller {
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let lastOrphanScan = Number.NEGATIVE_INFINITY;
@@ -121,6 +136,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
       lastOrphanScan = context.now();
       await scanLeaks(context);
     } else dropDeadOrphans(context);
+    await observeAgentSessions(context, sessionCpu);
     const cpuPercents = ownedCpu.sample(owned, table.readAtMs);
     // The full port map only while a system view shows its Ports column; else the owned trees'.
     const portScope: PortScope = watching && context.systemPortWatchers.size > 0 ? 'all' : 'owned';
@@ -128,6 +144,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu }: Polle
     const snapshot = buildSnapshot({
       leases,
       orphans: context.orphans,
+      agents: context.agentViews,
       cpuPercents,
       listeningOf: portWatch.listeningOf,
       pollIntervalMs: context.pollIntervalMs,

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OrphanScan, PortMap, ProcessTable, TableReader } from '@treewarden/engine';
+import type { AgentScan } from './agent-observer.js';
 import type { PollRequest, PollResponse } from './messages.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
@@ -23,6 +24,8 @@ export interface WorkerTableReader extends TableReader {
   scanOrphans(stateDir: string): Promise<OrphanScan | null>;
   /** Listening sockets of the given pids (null: every process), read in the worker; null when none could be read. */
   readPorts(pids: readonly number[] | null): Promise<PortMap | null>;
+  /** One tick of the agent-session observer, run in the worker; null when it failed or timed out. */
+  observeAgents(stateDir: string): Promise<AgentScan | null>;
   /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
   counts(): Readonly<Record<PollKind, number>>;
   /** Duration and thread of the last completed read. */
@@ -35,7 +38,7 @@ export type PollKind = PollRequest['kind'];
 type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
 type PollRequestBody =
   | TableRequestBody
-  | { kind: 'orphans'; stateDir: string }
+  | { kind: 'orphans' | 'agents'; stateDir: string }
   | { kind: 'ports'; pids: readonly number[] | null };
 
 function defaultWorkerUrl(): URL {
@@ -53,7 +56,7 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   let nextId = 1;
   let last: WorkerReadStats | null = null;
   let closed = false;
-  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, ports: 0 };
+  const counts: Record<PollKind, number> = { all: 0, lean: 0, trees: 0, orphans: 0, ports: 0, agents: 0 };
 
   worker.on('message', (response: PollResponse) => {
     const settle = pending.get(response.id);
@@ -105,6 +108,10 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
     async readPorts(pids) {
       const response = await send({ kind: 'ports', pids: pids === null ? null : [...pids] });
       return response?.ok && 'ports' in response ? response.ports : null;
+    },
+    async observeAgents(stateDir) {
+      const response = await send({ kind: 'agents', stateDir });
+      return response?.ok && 'agents' in response ? response.agents : null;
     },
     counts: () => ({ ...counts }),
     lastRead: () => last,

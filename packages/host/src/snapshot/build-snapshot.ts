@@ -8,6 +8,7 @@ import { identityKey, isZombie, type ProcessEntry } from '@treewarden/engine';
 import type { HolderState, LeaseView, OrphanView, ProcessNode, RunView, Snapshot } from '@treewarden/protocol';
 import { type RunRecord, retryRefusal } from '../run-record.js';
 import { type ListeningLookup, toProcessNode } from './process-node.js';
+import type { AgentViews } from './session-views.js';
 
 export interface LeaseEntry {
   readonly id: string;
@@ -25,6 +26,8 @@ export interface SnapshotInput {
   readonly leases: readonly LeaseEntry[];
   /** The engine orphan scan's findings (the latest scan, still-alive ones only). */
   readonly orphans: readonly OrphanView[];
+  /** Agent sessions and their leaks (absent: none observed); the leaks join the one orphan list. */
+  readonly agents?: AgentViews;
   readonly cpuPercents: ReadonlyMap<string, number>;
   /** Sockets each identity listens on (the host's last port read); absent: none shown. */
   readonly listeningOf?: ListeningLookup;
@@ -147,10 +150,19 @@ function buildLeaseView(
   };
 }
 
+/** Agent leaks join the run leaks; a process both lists hold (a run cookie and an agent marker) is counted once. */
+function withAgentLeaks(leaks: OrphanView[], agents: readonly OrphanView[]): OrphanView[] {
+  const seen = new Set(leaks.map((orphan) => identityKey(orphan.process)));
+  return [...leaks, ...agents.filter((orphan) => !seen.has(identityKey(orphan.process)))];
+}
+
 export function buildSnapshot(input: SnapshotInput): Snapshot {
-  const leaks = collectLeaks(
-    input.leases.flatMap((lease) => lease.runs),
-    input.orphans,
+  const leaks = withAgentLeaks(
+    collectLeaks(
+      input.leases.flatMap((lease) => lease.runs),
+      input.orphans,
+    ),
+    input.agents?.orphans ?? [],
   );
   const runLease = new Map(input.leases.flatMap((lease) => lease.runs.map((run) => [run.id, lease.id] as const)));
   const leakedByRun = countBy(leaks, (orphan) => orphan.runId);
@@ -168,6 +180,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
       live: leases.reduce((sum, lease) => sum + lease.liveCount, 0),
       leaked: leaks.length,
     },
+    ...(input.agents === undefined ? {} : { sessions: [...input.agents.sessions] }),
     ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
   };
 }

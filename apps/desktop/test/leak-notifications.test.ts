@@ -1,0 +1,62 @@
+/**
+ * The desktop app notifies when a leak is found: src/main.ts against the recording stand-in for
+ * `electron`, with a real fake-Claude session. Leaks already there at start are the baseline (the
+ * banner shows them); the session's members that outlive its killed root raise one notification.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeAgent } from '../../../test-support/fake-agents.js';
+import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
+import { createElectronStandIn } from './support/electron-stand-in.js';
+
+/** New sessions are found by the observer's full scan (every 10 s), then a leak within a poll; load included. */
+const NOTICE_WAIT_MS = 45_000;
+const CLOSE_WAIT_MS = 20_000;
+
+const tracker = useProcessTracker();
+
+describe('leak notifications', () => {
+  const savedHome = process.env.TREEWARDEN_HOME;
+  let dir = '';
+  beforeEach(() => {
+    dir = makeTempDir('tw-notify-');
+  });
+  afterEach(() => {
+    process.env.TREEWARDEN_HOME = savedHome;
+    vi.doUnmock('electron');
+    removeTempDir(dir);
+  });
+
+  it(
+    'shows one desktop notification when an agent session leaves members behind',
+    async () => {
+      process.env.TREEWARDEN_HOME = join(dir, 'state');
+      const standIn = createElectronStandIn();
+      vi.resetModules();
+      vi.doMock('electron', () => standIn.module);
+      await import('../src/main.js');
+      const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
+      const notices = () => standIn.calls.filter((call) => call.startsWith('notify '));
+      try {
+        // The first snapshot (it sets the menu's counts) is the baseline: the leak must come after it.
+        await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
+        const agent = await startFakeAgent(tracker, 'claude');
+        expect(notices()).toEqual([]);
+        process.kill(agent.rootPid, 'SIGKILL');
+        await pollUntil(() => !isRunning(agent.rootPid), { description: 'the fake Claude root to die' });
+        const [notice] = await pollUntil(() => (notices().length > 0 ? notices() : null), {
+          deadlineMs: NOTICE_WAIT_MS,
+          description: 'a leak notification',
+        });
+        expect(notice).toMatch(
+          /^notify Treewarden: \d+ leaked process(es)? found: \d+ from claude-code session claude-code-/,
+        );
+        expect(window.title).toMatch(/leaked/);
+      } finally {
+        window.emit('closed');
+        await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+      }
+    },
+    NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
+  );
+});

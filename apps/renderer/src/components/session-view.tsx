@@ -1,0 +1,144 @@
+/**
+ * One agent session: agent, directory, age and state, CPU and memory totals, its process tree with
+ * role badges (MCP server, shell, dev server, browser, subagent); once it ended, the members it
+ * leaked with their evidence and a "Clean up" that first lists what it will signal.
+ */
+import type { OrphanView, SessionView as Session } from '@treewarden/protocol';
+import { useShallow } from 'zustand/react/shallow';
+import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
+import { useNow } from '../hooks/use-now';
+import { ROLE_LABELS } from '../model/agent-leaks';
+import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
+import { sessionRowsInTreeOrder } from '../model/session-tree';
+import { sessionLabel } from '../model/side-labels';
+import { useAppStore } from '../store/store';
+
+/** Indentation per tree level, in characters. */
+const INDENT_CH = 2;
+
+function SessionFacts({ session }: { session: Session }) {
+  const now = useNow();
+  const started = Date.parse(session.startedAt);
+  const ended = session.endedAt === null ? null : Date.parse(session.endedAt);
+  return (
+    <div className="session-facts">
+      <span>agent {session.agent}</span>
+      <span title={session.cwd ?? undefined}>in {session.cwd ?? 'an unknown directory'}</span>
+      <span>root pid {session.root.pid}</span>
+      <span>
+        {ended === null ? `running ${formatDuration(now - started)}` : `ended ${formatDuration(now - ended)} ago`}
+      </span>
+      <span data-testid="session-totals">
+        CPU {formatPercent(session.cpuPercent)}% · memory {formatBytes(session.rssBytes)}
+      </span>
+    </div>
+  );
+}
+
+function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[] }) {
+  const cleaning = useAppStore((state) => agentCleanKey(session.id) in state.pending);
+  if (leaks.length === 0) return null;
+  return (
+    <section className="session-leaks" data-testid="session-leaks" aria-label="Leaked members">
+      <div className="session-leaks-head">
+        <div>
+          <strong>
+            {leaks.length} member{leaks.length === 1 ? '' : 's'} outlived the session
+          </strong>
+          {leaks[0]?.reasons[0] ? <span className="muted"> — {leaks[0].reasons[0]}</span> : null}
+        </div>
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={cleaning}
+          onClick={() => confirmAgentClean(leaks, { sessionId: session.id })}
+          title="Lists what it will signal first; each process is identity-checked again before any signal"
+        >
+          {cleaning ? 'Cleaning…' : 'Clean up'}
+        </button>
+      </div>
+      <ul className="dialog-list">
+        {leaks.map((orphan) => (
+          <li key={`${orphan.process.pid}:${orphan.process.startTime}`}>
+            pid <strong>{orphan.process.pid}</strong>{' '}
+            <span className={`role role-${orphan.role ?? 'other'}`}>{ROLE_LABELS[orphan.role ?? 'other']}</span>{' '}
+            <code>{shortenCommandLine(orphan.process.commandLine)}</code>
+            <div className="session-evidence">{orphan.reasons.slice(1).join(' · ')}</div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySet<number> }) {
+  const rows = sessionRowsInTreeOrder(session.processes);
+  if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
+  return (
+    <ul className="session-tree" aria-label="Session processes">
+      {rows.map(({ node, depth }) => (
+        <li
+          key={`${node.pid}:${node.startTime}`}
+          className={`session-proc${leaked.has(node.pid) ? ' leaked' : ''}`}
+          data-testid="session-proc"
+          data-role={node.role}
+        >
+          <span className="num">{node.pid}</span>
+          <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
+            {ROLE_LABELS[node.role]}
+          </span>
+          <span className="session-cmd">
+            {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
+              <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
+                :{port}
+              </span>
+            ))}
+            <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+          </span>
+          <span className="num">{formatPercent(node.cpuPercent)}%</span>
+          <span className="num">{formatBytes(node.rssBytes)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function SessionView() {
+  const { session, count } = useAppStore(
+    useShallow((state) => {
+      const sessions = state.snapshot?.sessions ?? [];
+      return {
+        session: sessions.find((candidate) => candidate.id === state.selectedSessionId) ?? sessions[0] ?? null,
+        count: sessions.length,
+      };
+    }),
+  );
+  const leaks = useAppStore(
+    useShallow((state) =>
+      (state.snapshot?.orphans ?? []).filter((orphan) => orphan.kind === 'agent' && orphan.sessionId === session?.id),
+    ),
+  );
+  if (session === null)
+    return (
+      <div className="placeholder" data-testid="sessions-empty">
+        {count === 0
+          ? 'No agent sessions seen. While Treewarden runs it notices claude, codex, gemini and the like, however they were started.'
+          : 'Choose an agent session in the sidebar.'}
+      </div>
+    );
+  return (
+    <div className="session-view" data-testid="session-view" data-session-id={session.id}>
+      <div className="session-head">
+        <h2>{sessionLabel(session)}</h2>
+        <span
+          className={`badge ${session.state === 'live' ? 'badge-good' : leaks.length > 0 ? 'badge-bad' : 'badge-warn'}`}
+        >
+          {session.state}
+        </span>
+      </div>
+      <SessionFacts session={session} />
+      <SessionLeaks session={session} leaks={leaks} />
+      <SessionTree session={session} leaked={new Set(session.leaked)} />
+    </div>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * A fake Claude Code session for the UI specs: the engine's fixture, installed the way npm
+ * installs the real one (`<tmp>/node_modules/@anthropic-ai/claude-code/cli.js`), started in its
+ * own session as a terminal would. Every process of its tree is recorded with its start time, so
+ * `stop()` ends exactly those (a recycled pid is left alone), whatever the UI did.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { expect } from '@playwright/test';
+import { FIXTURES_DIR } from './env';
+
+/** claude-root, npx-wrapper, mcp-server, dev-server, subagent report; the two `sh -c` shells do not. */
+const REPORTING_PROCESSES = 5;
+const TREE_SIZE = REPORTING_PROCESSES + 2;
+/** Node start-ups of the whole tree on a loaded two-core machine. */
+const TREE_START_TIMEOUT_MS = 30_000;
+/** The fixtures end themselves after this long even if every clean-up fails. */
+const FIXTURE_LIFETIME_MS = 180_000;
+
+export interface FakeClaude {
+  readonly dir: string;
+  readonly rootPid: number;
+  /** pid → start time (field 22 of /proc/PID/stat) of every process of the tree. */
+  readonly tree: ReadonlyMap<number, string>;
+  aliveCount(): number;
+  stop(): void;
+}
+
+export function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): a zombie is gone for our purposes.
+    return fields[0] === 'Z' ? null : (fields[19] ?? null);
+  } catch {
+    return null;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function readTree(rootPid: number): Map<number, string> {
+  const tree = new Map<number, string>();
+  const stack = [rootPid];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    const start = startTimeOf(pid);
+    if (start === null || tree.has(pid)) continue;
+    tree.set(pid, start);
+    stack.push(...childrenOf(pid));
+  }
+  return tree;
+}
+
+function reportCount(file: string): number {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
+export async function startFakeClaude(): Promise<FakeClaude> {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-e2e-agent-'));
+  const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
+  mkdirSync(join(stub, '..'), { recursive: true });
+  const fixtureUrl = pathToFileURL(join(FIXTURES_DIR, 'agents', 'fake-claude.mjs')).href;
+  writeFileSync(stub, `import(${JSON.stringify(fixtureUrl)});\n`);
+  const reportFile = join(dir, 'report.jsonl');
+  const child = spawn(process.execPath, [stub], {
+    cwd: dir,
+    detached: true,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      TREEWARDEN_FIXTURE_REPORT: reportFile,
+      TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(FIXTURE_LIFETIME_MS),
+    },
+  });
+  const rootPid = child.pid as number;
+  const tree = new Map<number, string>();
+  const stop = () => {
+    for (const [pid, start] of tree) {
+      if (startTimeOf(pid) !== start) continue; // gone, or the pid now names another process
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ESRCH: it ended between the check and the signal
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await expect
+      .poll(
+        () => {
+          for (const [pid, start] of readTree(rootPid)) tree.set(pid, start);
+          return reportCount(reportFile) >= REPORTING_PROCESSES && tree.size >= TREE_SIZE;
+        },
+        { timeout: TREE_START_TIMEOUT_MS, message: 'the fake Claude tree to start' },
+      )
+      .toBe(true);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return {
+    dir,
+    rootPid,
+    tree,
+    aliveCount: () => [...tree].filter(([pid, start]) => startTimeOf(pid) === start).length,
+    stop,
+  };
+}
