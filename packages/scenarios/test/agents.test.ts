@@ -58,6 +58,10 @@ describe.skipIf(missing !== '')(`agent-leak scenarios through the CLI${missing}`
       expect(checks.get('the engine ended exactly the leaked members')).toBe(true);
       expect(checks.get('the live session was left alone')).toBe(true);
       expect(checks.get('the unrelated marker-less process was left alone')).toBe(true);
+      if (name === 'agent-terminal-closed') {
+        expect(checks.get('the leaked dev server still holds its port after the hang-up')).toBe(true);
+        expect(checks.get('the port is free after the clean-up')).toBe(true);
+      }
       const cast = result.outcome?.cast ?? [];
       expect(cast.filter((member) => member.role === 'leaked').length).toBeGreaterThan(0);
       expect(cast.filter((member) => member.role === 'live-session-root')).toHaveLength(1);

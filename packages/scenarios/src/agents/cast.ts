@@ -82,6 +82,35 @@ async function waitForRoles(path: string, wanted: Record<string, number>, tools:
   return reports;
 }
 
+/**
+ * Starts `stub` as `node …/cli.js` in its own session through a short-lived Node launcher that
+ * exits at once, as a terminal's shell hands a job over: the root's parent is then pid 1 (or a
+ * subreaper), not this process, so a scenario run from inside a real agent session does not make
+ * the fake session part of that real one.
+ */
+function launchOrphanedRoot(ctx: ScenarioContext, stub: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const script = [
+    "const { spawn } = require('node:child_process');",
+    // The real shape is `node …/cli.js`; under Electron the binary is the app's, so say `node`.
+    "const child = spawn(process.execPath, [process.argv[1]], { argv0: 'node', detached: true, stdio: 'ignore' });",
+    'child.unref();',
+    'process.stdout.write(String(child.pid));',
+  ].join('\n');
+  const launcher = spawn(ctx.node, ['-e', script, stub], { cwd, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  launcher.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  return new Promise((resolve, reject) => {
+    launcher.once('error', reject);
+    launcher.once('close', () => {
+      const pid = Number(out);
+      if (Number.isInteger(pid) && pid > 1) resolve(pid);
+      else reject(new Error(`the launcher of ${stub} did not start it`));
+    });
+  });
+}
+
 /** Starts a fake Claude session in its own process group and session, as a terminal starts a job. */
 export async function startFakeClaude(
   ctx: ScenarioContext,
@@ -92,18 +121,10 @@ export async function startFakeClaude(
 ): Promise<FakeSession> {
   const { dir, stub } = installStub(ctx, name);
   const reportFile = join(ctx.dir, `${name}-report.jsonl`);
-  const child = spawn(ctx.node, [stub], {
-    cwd: dir,
-    // The real shape is `node …/cli.js`; under Electron the binary is the app's, so say `node`.
-    argv0: 'node',
-    detached: true,
-    stdio: 'ignore',
-    env: { ...markerFreeEnv(ctx, rules, reportFile), [SUBAGENTS_ENV]: String(subagents) },
-  });
-  child.unref();
-  if (child.pid === undefined) throw new Error(`could not start the fake Claude "${name}"`);
+  const env = { ...markerFreeEnv(ctx, rules, reportFile), [SUBAGENTS_ENV]: String(subagents) };
+  const rootPid = await launchOrphanedRoot(ctx, stub, dir, env);
   const reports = await waitForRoles(reportFile, expectedReports(subagents), tools, `the fake Claude "${name}"`);
-  return { name, dir, rootPid: child.pid, reports };
+  return { name, dir, rootPid, reports };
 }
 
 /**

@@ -24,7 +24,7 @@ import {
 } from '@treewarden/engine';
 import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
-import type { DriverTools, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
+import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, startFakeClaude, startUnrelated } from './cast.js';
 import { type AgentLeakFacts, castOf, type Identity, recordFacts } from './facts.js';
 import { describePreview, previewPkill } from './pkill-preview.js';
@@ -42,6 +42,10 @@ export interface AgentLeakPlan {
   readonly pkillPatterns: readonly string[];
   /** Ends the doomed session's root the scenario's way; resolves once what it ended is gone. */
   readonly end: (doomed: FakeSession, tools: DriverTools) => Promise<void>;
+  /** A scenario-specific look at the leak before anyone ends it (both modes). */
+  readonly probeLeak?: (doomed: FakeSession) => Promise<ScenarioCheck>;
+  /** The same look after the engine's clean-up (Treewarden mode). */
+  readonly probeCleaned?: (doomed: FakeSession) => Promise<ScenarioCheck>;
 }
 
 export function isLive(identity: Identity): boolean {
@@ -116,7 +120,9 @@ export async function driveAgentLeak(
   }));
   const unrelatedIdentity = identityOf(unrelated.pid);
   const cast = castOf(leak, liveSession, unrelatedIdentity, plan.unrelatedLabel);
+  const probes: ScenarioCheck[] = plan.probeLeak === undefined ? [] : [await plan.probeLeak(doomed)];
   const base: Omit<AgentLeakFacts, 'cleaned'> = {
+    probes,
     doomed,
     doomedRoles: doomedSession.members.map((member) => ({ pid: member.entry.pid, role: member.role })),
     leak,
@@ -139,7 +145,9 @@ export async function driveAgentLeak(
   const [cleaned] = await cleanAgentLeaks([leak], { graceMs: CLEAN_GRACE_MS });
   for (const process of cleaned?.processes ?? [])
     tools.step(`  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`);
-  recordFacts(ctx, { ...base, cleaned: cleaned ?? null, afterClean: snapshotLiveness(base) });
+  const afterClean = snapshotLiveness(base);
+  if (plan.probeCleaned !== undefined) probes.push(await plan.probeCleaned(doomed));
+  recordFacts(ctx, { ...base, cleaned: cleaned ?? null, afterClean });
   tools.step('scenario teardown: ending the live session and the unrelated process it started');
   await sweepScenario(ctx.runId, ctx.dir);
   const ok = cleaned !== undefined && cleaned.survivors.length === 0;

@@ -22,6 +22,8 @@ export interface AgentLeakFacts {
   readonly unrelated: Identity | null;
   /** Pids of the leaks the engine found for other sessions (must hold none of the cast's innocents). */
   readonly leakedInOtherSessions: readonly number[];
+  /** Scenario-specific looks at the leak (before, and in Treewarden mode after, the clean-up). */
+  readonly probes: readonly ScenarioCheck[];
   /** Treewarden mode: the engine's clean-up report; null in naive mode. */
   readonly cleaned: CleanedLeak | null;
   /** Treewarden mode: who was alive right after the clean-up. */

@@ -4,6 +4,7 @@
  * Each starts a doomed fake Claude session, a second live one and an unrelated marker-less process.
  */
 import { connect } from 'node:net';
+import type { FakeSession } from '../agents/cast.js';
 import { type AgentLeakPlan, driveAgentLeak, identityOf, waitGone } from '../agents/drive.js';
 import { factsOf, leakHoldsCheck, naiveChecks, treewardenChecks } from '../agents/facts.js';
 import type { ScenarioCheck, ScenarioDefinition, ScenarioEvidence } from '../types.js';
@@ -18,12 +19,14 @@ function definitionChecks(extra: (evidence: ScenarioEvidence) => ScenarioCheck[]
   return (evidence: ScenarioEvidence): ScenarioCheck[] => {
     const facts = factsOf(evidence);
     const common = evidence.ctx.mode === 'naive' ? naiveChecks(evidence) : treewardenChecks(facts);
-    return [...extra(evidence), ...common];
+    return [...extra(evidence), ...facts.probes, ...common];
   };
 }
 
 function signalOwn(pid: number, startTime: string, signal: NodeJS.Signals, group = false): void {
-  // Only the identity the scenario started: a recycled pid is left alone.
+  // Only the identity the scenario started: a recycled pid is left alone. The roots run in sessions
+  // of their own (setsid), and only a session's own processes can join its groups, so a group
+  // signal reaches the root's descendants and nobody else.
   if (identityOf(pid)?.startTime !== startTime) return;
   process.kill(group ? -pid : pid, signal);
 }
@@ -82,6 +85,11 @@ export const agentWrapperLeak: ScenarioDefinition = {
   }),
 };
 
+function devServerPort(doomed: FakeSession): number | null {
+  const port = doomed.reports.find((report) => report.role === 'dev-server')?.port;
+  return typeof port === 'number' ? port : null;
+}
+
 function probePort(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
@@ -107,9 +115,24 @@ const terminalPlan: AgentLeakPlan = {
       for (const report of doomed.reports.filter((r) => r.role === role))
         await waitGone(report.pid, `the hung-up ${role}`, tools);
     }
-    const port = doomed.reports.find((report) => report.role === 'dev-server')?.port;
-    if (typeof port === 'number' && (await probePort(port)))
-      tools.step(`the Bash tool's dev server, in its own session, still answers on 127.0.0.1:${port}`);
+  },
+  async probeLeak(doomed) {
+    const port = devServerPort(doomed);
+    const open = port !== null && (await probePort(port));
+    return {
+      name: 'the leaked dev server still holds its port after the hang-up',
+      ok: open,
+      detail: `127.0.0.1:${port ?? '?'} ${open ? 'answers' : 'does not answer'}`,
+    };
+  },
+  async probeCleaned(doomed) {
+    const port = devServerPort(doomed);
+    const open = port !== null && (await probePort(port));
+    return {
+      name: 'the port is free after the clean-up',
+      ok: port !== null && !open,
+      detail: `127.0.0.1:${port ?? '?'} ${open ? 'STILL answers' : 'refuses connections'}`,
+    };
   },
 };
 
