@@ -4,6 +4,7 @@
  * Each starts a doomed fake Claude session, a second live one and an unrelated marker-less process.
  */
 import { connect } from 'node:net';
+import { pollUntil } from '@treewarden/engine';
 import type { FakeSession } from '../agents/cast.js';
 import { type AgentLeakPlan, driveAgentLeak, identityOf, waitGone } from '../agents/drive.js';
 import { factsOf, leakHoldsCheck, naiveChecks, treewardenChecks } from '../agents/facts.js';
@@ -14,6 +15,12 @@ const AGENT_BOUNDS = { maxProcesses: 26, maxMs: 50_000 } as const;
 const PILEUP_SUBAGENTS = 4;
 /** Bound on a loopback connect to the leaked dev server's port. */
 const PORT_PROBE_MS = 2000;
+/**
+ * A killed Node server's leader thread shows as a zombie while its other threads still exit, and
+ * the socket closes with the last of them: the port is given this long to be freed.
+ */
+const PORT_FREE_WAIT_MS = 5000;
+const PORT_POLL_MS = 100;
 
 function definitionChecks(extra: (evidence: ScenarioEvidence) => ScenarioCheck[]) {
   return (evidence: ScenarioEvidence): ScenarioCheck[] => {
@@ -127,7 +134,14 @@ const terminalPlan: AgentLeakPlan = {
   },
   async probeCleaned(doomed) {
     const port = devServerPort(doomed);
-    const open = port !== null && (await probePort(port));
+    const freed =
+      port === null
+        ? null
+        : await pollUntil(async () => !(await probePort(port)), {
+            deadlineMs: PORT_FREE_WAIT_MS,
+            intervalMs: PORT_POLL_MS,
+          });
+    const open = freed === null;
     return {
       name: 'the port is free after the clean-up',
       ok: port !== null && !open,
