@@ -3,6 +3,7 @@
  * CLI lists and the app's launcher shows (the protocol's ScenarioInfo fields, plus bounds).
  */
 
+import { agentSubagentPileup, agentTerminalClosed, agentWrapperLeak } from './definitions/agents.js';
 import { doubleForkDaemon, grandchildHeartbeat, nohupDisown, setsidEscape } from './definitions/escapes.js';
 import { harnessSigkill } from './definitions/harness.js';
 import { cpuSpin, forkBomb, memoryBalloon, silentHang } from './definitions/limits.js';
@@ -32,6 +33,9 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   forkBomb,
   cpuSpin,
   silentHang,
+  agentWrapperLeak,
+  agentTerminalClosed,
+  agentSubagentPileup,
 ];
 
 /** Structurally the protocol's `ScenarioInfo` (packages/protocol/src/model.ts), plus bounds. */

@@ -2,6 +2,7 @@
  * Terminal rendering of scenarios: the list, each step as it happens (with its time), and the
  * closing summary of expected against actual. Plain text, no colours: it also goes to logs.
  */
+import { describePreview } from './agents/pkill-preview.js';
 import type { ScenarioSummary } from './catalog.js';
 import { shortenCommandLine } from './census.js';
 import type { ScenarioResult, ScenarioStep, SurvivorInfo } from './result.js';
@@ -68,6 +69,9 @@ export function formatScenarioResult(result: ScenarioResult): string {
     `  Expected: ${result.expected.classification}, ${result.expected.nothingSurvives ? 'nothing survives' : 'survivors remain'}`,
   );
   lines.push(`  ${result.mode === 'naive' ? 'Naive:   ' : 'Actual:  '} ${actual}`);
+  const previews = result.outcome?.pkill ?? [];
+  if (previews.length > 0) lines.push('  pkill -f, computed on the table and never run:');
+  for (const preview of previews) lines.push(wrap(describePreview(preview), '    ', '      '));
   if (result.survivors.length > 0) {
     lines.push(`  ${result.mode === 'naive' ? 'Left alive by the naive approach:' : 'Survivors:'}`);
     lines.push(...formatSurvivors(result.survivors));

@@ -5,6 +5,7 @@
  * outcome to expect, and the hard bounds the scenario must stay within.
  */
 import type { Classification, KillTimelineEntry, Run, RunLimits, RunSpec } from '@treewarden/engine';
+import type { CastMember, PkillPreview } from './agents/pkill-preview.js';
 
 export interface ScenarioExpectation {
   readonly classification: Classification;
@@ -99,6 +100,10 @@ export interface ScenarioOutcomeFacts {
   readonly killTimeline: readonly KillTimelineEntry[];
   readonly leftovers: number;
   readonly error?: string;
+  /** Agent-leak scenarios: who is who among the processes the scenario started. */
+  readonly cast?: readonly CastMember[];
+  /** Agent-leak scenarios, naive mode: what each `pkill -f` users post would have hit (never run). */
+  readonly pkill?: readonly PkillPreview[];
 }
 
 /** A process the census saw carrying the cookie (or working inside the scenario dir). */

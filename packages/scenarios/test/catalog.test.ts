@@ -3,6 +3,7 @@ import { scenarioInfoSchema } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { findScenario, listScenarios, runScenario, SCENARIOS, UnknownScenarioError } from '../src/index.js';
 import {
+  AGENT_SCENARIOS,
   ESCAPE_SCENARIOS,
   LIMIT_SCENARIOS,
   OUTPUT_SCENARIOS,
@@ -31,6 +32,7 @@ describe('scenario catalog', () => {
       ...OUTPUT_SCENARIOS,
       ...LIMIT_SCENARIOS,
       ...PRIVILEGED_SCENARIOS,
+      ...AGENT_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });
