@@ -109,8 +109,11 @@ export async function driveAgentLeak(
   );
 
   await plan.end(doomed, tools);
+  // The scenario's own processes, read on both sides of the leak judgement: a member that exits
+  // in between (the wrapper's `sh -c` once the wrapper is gone) is still one of ours, not foreign.
+  const scannedBefore = scanScenario(ctx.runId, ctx.dir);
   const after = observeAgentsOnce(context);
-  const scenarioPids = new Set(scanScenario(ctx.runId, ctx.dir).map((entry) => entry.pid));
+  const scenarioPids = new Set([...scannedBefore, ...scanScenario(ctx.runId, ctx.dir)].map((entry) => entry.pid));
   const leak = doomedLeak(after.leaks, doomedSession.id, scenarioPids);
   for (const { entry, role, reasons } of leak.processes)
     tools.step(`leaked ${entry.pid} ${role}: ${reasons.slice(0, 3).join('; ')}`);
