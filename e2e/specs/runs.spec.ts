@@ -1,5 +1,6 @@
 import { expect, test } from '../support/fixtures';
 import {
+  expectFixtureReady,
   fixture,
   KILL_TIMEOUT_MS,
   killRunFromUi,
@@ -36,6 +37,7 @@ test.describe('runs started from the UI', () => {
       lease: 'e2e-kill',
     });
     await expect(rows(card)).toHaveCount(3);
+    await expectFixtureReady(card, 'parent');
     await killRunFromUi(app, card);
     // The kill this UI asked for (its title names the command); the run's own end may report another.
     const outcome = (await openActivity(app)).locator('.outcome[data-kind="kill"]', {

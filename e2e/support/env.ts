@@ -23,6 +23,8 @@ export const ELECTRON_SKIP_MESSAGE = 'Electron e2e skipped: no Electron binary o
 /** Env names the global setup uses to hand the serve URL to the test workers. */
 export const URL_ENV = 'TREEWARDEN_E2E_URL';
 export const HOME_ENV = 'TREEWARDEN_E2E_HOME';
+/** The fixtures' report file (packages/engine/fixtures/lib/report.mjs), given to the host so its runs report. */
+export const FIXTURE_REPORT_ENV = 'TREEWARDEN_FIXTURE_REPORT';
 
 /**
  * The Electron binary, found WITHOUT requiring the `electron` package: its index.js starts a

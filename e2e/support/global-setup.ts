@@ -2,8 +2,18 @@
  * Starts one real `treewarden serve` (private TREEWARDEN_HOME) for the whole e2e run and returns
  * the teardown that stops it by pid. Workers read the URL from the environment.
  */
-import { existsSync } from 'node:fs';
-import { CLI_MAIN, ELECTRON_SKIP_MESSAGE, findElectronBinary, HOME_ENV, RENDERER_INDEX, URL_ENV } from './env';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CLI_MAIN,
+  ELECTRON_SKIP_MESSAGE,
+  FIXTURE_REPORT_ENV,
+  findElectronBinary,
+  HOME_ENV,
+  RENDERER_INDEX,
+  URL_ENV,
+} from './env';
 import { startServe } from './serve';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -14,8 +24,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     if (!existsSync(file)) throw new Error(`${what} is not built (${file} is missing): run \`npm run build\` first`);
   }
   if (!findElectronBinary()) console.log(ELECTRON_SKIP_MESSAGE);
+  // Set before the host starts: the runs it launches inherit it, so specs can wait for a fixture's
+  // ready report instead of its row (a row shows before the fixture's handlers are installed).
+  const reports = mkdtempSync(join(tmpdir(), 'tw-e2e-reports-'));
+  process.env[FIXTURE_REPORT_ENV] = join(reports, 'reports.jsonl');
   const serve = await startServe();
   process.env[URL_ENV] = serve.url;
   process.env[HOME_ENV] = serve.home;
-  return () => serve.stop();
+  return async () => {
+    await serve.stop();
+    rmSync(reports, { recursive: true, force: true });
+  };
 }

@@ -5,7 +5,15 @@
 import type { Page } from '@playwright/test';
 import { expect } from '@playwright/test';
 import { type PlantedLeak, plantLeakedTree } from './leak';
-import { fixture, KILL_TIMEOUT_MS, killRunFromUi, releaseSelectedLease, rows, startRunFromUi } from './ui';
+import {
+  expectFixtureReady,
+  fixture,
+  KILL_TIMEOUT_MS,
+  killRunFromUi,
+  releaseSelectedLease,
+  rows,
+  startRunFromUi,
+} from './ui';
 
 /** The host reads the owned trees' ports every PORT_READ_INTERVAL_MS (2 s); a loaded machine is slower. */
 export const PORT_WAIT_MS = 30_000;
@@ -32,6 +40,7 @@ export async function buildScene(app: Page, lease: string): Promise<Scene> {
     lease,
   });
   await expect(rows(killed)).toHaveCount(3);
+  await expectFixtureReady(killed, 'parent');
   await killRunFromUi(app, killed);
   await expect(rows(killed)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
   await startRunFromUi(app, { command: 'node', args: [fixture('setsid-escape.mjs')], timeoutSeconds: 300, lease });

@@ -1,8 +1,9 @@
 /** Steps the specs share: start a run through the form, find its card, kill through the dialog. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect } from '@playwright/test';
-import { FIXTURES_DIR } from './env';
+import { FIXTURE_REPORT_ENV, FIXTURES_DIR } from './env';
 
 export function fixture(name: string): string {
   return join(FIXTURES_DIR, name);
@@ -32,6 +33,44 @@ export async function startRunFromUi(app: Page, form: RunForm): Promise<Locator>
 
 export function rows(card: Locator): Locator {
   return card.getByRole('treeitem');
+}
+
+/** How long a fixture may take to report ready after its row shows (node start-up under load). */
+export const FIXTURE_READY_WAIT_MS = 30_000;
+
+function reportedRoles(file: string, pid: number): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const roles: string[] = [];
+  for (const line of text.split('\n')) {
+    try {
+      const report = JSON.parse(line) as { role?: unknown; pid?: unknown };
+      if (report.pid === pid && typeof report.role === 'string') roles.push(report.role);
+    } catch {
+      // A line still being written, or blank.
+    }
+  }
+  return roles;
+}
+
+/**
+ * Waits until the card's root fixture reports `role`. A row shows as soon as its process exists,
+ * before Node has run the fixture's handlers: a kill in that window ends an "ignores SIGTERM"
+ * child on SIGTERM, and its timeline rightly shows no SIGKILL. spawn-children.mjs reports
+ * "parent" only once every child reported, i.e. installed its handlers. Runs started from the UI
+ * report to the file global-setup gave the host (FIXTURE_REPORT_ENV).
+ */
+export async function expectFixtureReady(card: Locator, role: string): Promise<void> {
+  const file = process.env[FIXTURE_REPORT_ENV];
+  if (file === undefined) throw new Error(`${FIXTURE_REPORT_ENV} is not set: global-setup gives it to the host`);
+  const pid = Number(await card.locator('[role="treeitem"][aria-level="1"]').first().getAttribute('data-pid'));
+  await expect
+    .poll(() => reportedRoles(file, pid), { timeout: FIXTURE_READY_WAIT_MS, message: `pid ${pid} reports ${role}` })
+    .toContain(role);
 }
 
 /** Clicks "Kill tree" on a run card and confirms. */

@@ -65,13 +65,20 @@ function revalidatedRequest(run: KillRun): SignalRequest {
 }
 
 /**
- * The kill's first look: the owned pids only, no whole-machine read. Only when they look gone
- * does it look for cookie carriers that escaped the trees, before calling the tree already gone.
+ * The kill's first look, never a whole-machine read. Only when the owned trees look gone does it
+ * look for cookie carriers that escaped them, before calling the tree already gone.
  */
-async function observeInitially(run: KillRun): Promise<ProcessIdentity[]> {
-  // The owned pids alone: the SIGSTOP that follows stops their groups whole, and the freeze's
-  // tree read finds any descendant that is not in one of them.
-  const members = await observe(run, 'members');
+async function observeInitially(run: KillRun, graceful: boolean): Promise<ProcessIdentity[]> {
+  // Without a grace period the owned pids alone will do: the SIGSTOP that follows stops their
+  // groups whole, and the freeze's tree read finds any descendant not in one of them. A SIGTERM
+  // that follows instead may end a parent the owner saw before its children were seen (a run
+  // between two observe ticks); its orphans would then be in no owned tree, and without a cookie
+  // nowhere at all. So a graceful kill reads the trees first: every child is a member before any
+  // parent can die.
+  let members = await observe(run, graceful ? 'trees' : 'members');
+  // Owned pids that all read as gone or zombies: a zombie may still hold children on its exiting
+  // threads (table/linux-children.ts), which only a tree read shows.
+  if (members.length === 0 && !graceful) members = await observe(run, 'trees');
   if (members.length > 0 || run.owner.runId === undefined) return members;
   return observe(run, 'escapes');
 }
@@ -256,7 +263,7 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
     graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
-  const initial = await observeInitially(run);
+  const initial = await observeInitially(run, bounds.graceMs > 0);
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty();
   if (uncertain !== null) {

@@ -124,9 +124,10 @@ export function admitDescendants(membership: Membership, table: ProcessTable): P
     else children.set(entry.ppid, [entry]);
   }
   const admitted: ProcessIdentity[] = [];
-  const queue = [...membership.members.values()].filter(
-    (m) => !m.zombie && table.entries.get(m.pid)?.startTime === m.startTime,
-  );
+  // Zombies too: a zombie's pid cannot be reused until it is reaped, and a thread-group leader
+  // reads as a zombie while its other threads, still exiting, hold its children (whose ppid
+  // stays its pid until the last thread is gone). A fully dead zombie has no children left.
+  const queue = [...membership.members.values()].filter((m) => table.entries.get(m.pid)?.startTime === m.startTime);
   for (let index = 0; index < queue.length; index += 1) {
     const parent = queue[index] as Member;
     for (const child of children.get(parent.pid) ?? []) {
@@ -134,7 +135,7 @@ export function admitDescendants(membership: Membership, table: ProcessTable): P
       const member = admit(membership, child, parent.depth + 1, 'ancestry');
       admitted.push({ pid: member.pid, startTime: member.startTime });
       if (!member.zombie && child.pgid === child.pid) membership.groups.add(child.pgid);
-      if (!member.zombie) queue.push(member);
+      queue.push(member);
     }
   }
   return admitted;

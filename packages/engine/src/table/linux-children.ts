@@ -30,10 +30,16 @@ function listTasks(pid: number): string[] {
   }
 }
 
-/** Pids of `pid`'s live children at the moment of reading; empty when it is gone. */
-export function readChildPids(pid: number, numThreads: number): number[] {
+/**
+ * Pids of `pid`'s live children at the moment of reading; empty when it is gone. A zombie is
+ * read like a multi-threaded process: a thread-group leader shows `Z` as soon as its own thread
+ * has exited, while its other threads are still exiting, and the kernel hands the children to
+ * one of those threads (not to a reaper) until the last one is gone. Such children are neither
+ * under a reaper yet nor anywhere else: skipping the zombie would lose them for a whole read.
+ */
+export function readChildPids(pid: number, numThreads: number, zombie = false): number[] {
   const children: number[] = [];
-  if (numThreads <= 1) {
+  if (numThreads <= 1 && !zombie) {
     parseChildList(readProcText(`/proc/${pid}/task/${pid}/children`), children);
     return children;
   }

@@ -113,8 +113,8 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
       const entry = buildEntry(pid, stat, cache, withCwd);
       if (entry === null) continue;
       entries.set(pid, entry);
-      // Zombies have no children file worth reading: their children were already reparented.
-      if (stat.state !== 'Z') pending.push(...readChildPids(pid, stat.numThreads));
+      // A zombie may still hold children on its exiting threads (see readChildPids): read them all.
+      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z'));
     }
     return { entries, readAtMs: Date.now() };
   }
