@@ -9,7 +9,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { appendLedgerRecord, createRunDir, ensureStateDir, resolveStateDir } from '@treewarden/engine';
+import { ensureStateDir, resolveStateDir } from '@treewarden/engine';
+import { recordPastRun } from '../../test-support/past-run.js';
 import { HOME_ENV } from './env';
 import { fixture } from './ui';
 
@@ -34,26 +35,7 @@ function readEnviron(pid: number): string {
 function recordEndedRun(runId: string): string {
   const home = process.env[HOME_ENV];
   if (!home) throw new Error(`${HOME_ENV} is not set: the global setup did not start serve`);
-  const paths = ensureStateDir(resolveStateDir({ TREEWARDEN_HOME: home }));
-  const runDir = createRunDir(paths, runId);
-  const by = { role: 'test' as const, pid: process.pid };
-  const base = { runId, command: 'node', args: ['agent.mjs'], cwd: runDir, runDir };
-  appendLedgerRecord(paths.ledgerFile, { kind: 'run_start', ...base, pid: null, startTime: null }, by);
-  appendLedgerRecord(
-    paths.ledgerFile,
-    {
-      kind: 'run_end',
-      runId,
-      classification: 'ok',
-      exitCode: 0,
-      signal: null,
-      durationMs: 1,
-      killAttempts: 0,
-      survivors: [],
-    },
-    by,
-  );
-  return runDir;
+  return recordPastRun(ensureStateDir(resolveStateDir({ TREEWARDEN_HOME: home })), runId, { command: 'node' });
 }
 
 export async function plantLeakedTree(): Promise<PlantedLeak> {
