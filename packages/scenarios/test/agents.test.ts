@@ -5,39 +5,20 @@
  * users' `pkill -f` patterns would hit (never run) next to the leaked ones they would miss. Either
  * way nothing the scenario started is alive afterwards.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioResult } from '../src/index.js';
 import {
   AGENT_SCENARIOS,
+  CLI,
+  CLI_MISSING,
+  type CliRun,
+  collect,
   expectNaiveLeftSurvivorsThenCleaned,
   expectScenarioPassed,
   narrate,
   testTimeoutFor,
 } from './support.js';
-
-const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
-const missing = existsSync(CLI) ? '' : ` [SKIPPED: ${CLI} is not built; run npx tsc -b]`;
-
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function collect(child: ChildProcess): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /** Runs the scenario through the CLI; the scenario's own time bound ends it if it hangs. */
 async function runThroughCli(name: string, naive: boolean): Promise<{ run: CliRun; result: ScenarioResult }> {
@@ -46,7 +27,7 @@ async function runThroughCli(name: string, naive: boolean): Promise<{ run: CliRu
   return { run, result: JSON.parse(run.stdout) as ScenarioResult };
 }
 
-describe.skipIf(missing !== '')(`agent-leak scenarios through the CLI${missing}`, () => {
+describe.skipIf(CLI_MISSING !== '')(`agent-leak scenarios through the CLI${CLI_MISSING}`, () => {
   for (const name of AGENT_SCENARIOS) {
     it(`${name}: the engine ends exactly the leak; the live session and the unrelated process are left alone`, {
       timeout: testTimeoutFor(name),

@@ -3,34 +3,12 @@
  * statuses, and that a SIGINT mid-scenario leaves nothing behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../../../test-support/index.js';
-import { findLeftovers, testTimeoutFor } from './support.js';
-
-const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
-const missing = existsSync(CLI) ? '' : ` [SKIPPED: ${CLI} is not built; run npx tsc -b]`;
-
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function collect(child: ChildProcess): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+import { CLI, CLI_MISSING, collect, findLeftovers, testTimeoutFor } from './support.js';
 
 function startCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
   return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -39,7 +17,7 @@ function startCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env)
 /** How long a lease's guardian may take to end the runs of a SIGKILLed holder (grace, kill, sweep). */
 const GUARDIAN_CLEANUP_MS = 30_000;
 
-describe.skipIf(missing !== '')(`treewarden scenario${missing}`, () => {
+describe.skipIf(CLI_MISSING !== '')(`treewarden scenario${CLI_MISSING}`, () => {
   it('run NAME --json prints expected and actual and exits 0 when they match', {
     timeout: testTimeoutFor('agent-auth-failure'),
   }, async () => {

@@ -3,7 +3,9 @@
  * the assertions every scenario run must pass, and the per-file scenario groups (the catalog
  * test checks that every scenario in the catalog belongs to one, so none goes untested).
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import {
   findScenario,
@@ -133,4 +135,28 @@ export function useScenarioRunner(): (name: string, options?: ScenarioRunOptions
     started.push({ runId: execution.runId, dir: execution.dir });
     return execution.result;
   };
+}
+
+/** The built CLI, run as a program by the CLI-level scenario tests. */
+export const CLI = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
+/** Appended to a test's name when the CLI is not built, so the skip says why. */
+export const CLI_MISSING = existsSync(CLI) ? '' : ` [SKIPPED: ${CLI} is not built; run npx tsc -b]`;
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Everything a CLI child prints, and its exit code, once it closed. */
+export function collect(child: ChildProcess): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
