@@ -9,6 +9,7 @@ import type {
   ProcessNode,
   Reply,
   RunView,
+  SessionView,
   Snapshot,
 } from '@treewarden/protocol';
 import { afterEach, beforeEach } from 'vitest';
@@ -78,6 +79,38 @@ export function makeLease(overrides: Partial<LeaseView> = {}): LeaseView {
     runs: [makeRun()],
     liveCount: 1,
     leakedCount: 0,
+    ...overrides,
+  };
+}
+
+/** A live Claude session: root 500, an MCP server 501 and a dev server 502 (5 MiB in all). */
+export function makeSession(overrides: Partial<SessionView> = {}): SessionView {
+  return {
+    id: 'claude-code-500-77',
+    agent: 'claude-code',
+    state: 'live',
+    root: { pid: 500, startTime: '77' },
+    cwd: '/home/ana/proj',
+    startedAt: new Date(NOW - 60_000).toISOString(),
+    endedAt: null,
+    members: [
+      { pid: 501, startTime: '78', role: 'mcp-server', args: ['node', 'mcp.js'] },
+      { pid: 502, startTime: '79', role: 'dev-server', args: ['node', 'dev.js'] },
+    ],
+    leaked: [],
+    processes: [
+      { ...makeProcess({ pid: 500, startTime: '77', ppid: 1, rssBytes: 3 * 1024 * 1024 }), role: 'root' },
+      {
+        ...makeProcess({ pid: 501, startTime: '78', ppid: 500, rssBytes: 1024 * 1024, commandLine: 'node mcp.js' }),
+        role: 'mcp-server',
+      },
+      {
+        ...makeProcess({ pid: 502, startTime: '79', ppid: 501, rssBytes: 1024 * 1024, commandLine: 'node dev.js' }),
+        role: 'dev-server',
+      },
+    ],
+    cpuPercent: 2.5,
+    rssBytes: 5 * 1024 * 1024,
     ...overrides,
   };
 }

@@ -73,4 +73,20 @@ describe('history book', () => {
         .map((sample) => sample.cpuPercent),
     ).toEqual([1, 3]);
   });
+
+  it('carries kept keys over without a sample, and never invents a ring for one', () => {
+    const book = new HistoryBook(8);
+    book.recordPass(1_000, [['a', 1, 0]]);
+    book.recordPass(2_000, [], ['a', 'never-seen']);
+    book.recordPass(3_000, [['a', 3, 0]], ['a']);
+    expect(
+      book
+        .ring('a')
+        ?.samples()
+        .map((sample) => sample.cpuPercent),
+    ).toEqual([1, 3]);
+    expect(book.ring('never-seen')).toBeUndefined();
+    book.recordPass(4_000, []);
+    expect(book.size).toBe(0);
+  });
 });

@@ -6,7 +6,7 @@
  */
 
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import type { OrphanView, SessionView } from '@treewarden/protocol';
+import type { OrphanView } from '@treewarden/protocol';
 import { nextLeakNotice } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { ActivityPanel } from '../src/components/activity';
@@ -23,6 +23,7 @@ import {
   makeLease,
   makeProcess,
   makeRun,
+  makeSession,
   makeSnapshot,
   NOW,
   okReply,
@@ -30,37 +31,6 @@ import {
 } from './fixtures';
 
 resetStoreEachTest();
-
-function makeSession(overrides: Partial<SessionView> = {}): SessionView {
-  return {
-    id: 'claude-code-500-77',
-    agent: 'claude-code',
-    state: 'live',
-    root: { pid: 500, startTime: '77' },
-    cwd: '/home/ana/proj',
-    startedAt: new Date(NOW - 60_000).toISOString(),
-    endedAt: null,
-    members: [
-      { pid: 501, startTime: '78', role: 'mcp-server', args: ['node', 'mcp.js'] },
-      { pid: 502, startTime: '79', role: 'dev-server', args: ['node', 'dev.js'] },
-    ],
-    leaked: [],
-    processes: [
-      { ...makeProcess({ pid: 500, ppid: 1, rssBytes: 3 * 1024 * 1024 }), role: 'root' },
-      {
-        ...makeProcess({ pid: 501, ppid: 500, rssBytes: 1024 * 1024, commandLine: 'node mcp.js' }),
-        role: 'mcp-server',
-      },
-      {
-        ...makeProcess({ pid: 502, ppid: 501, rssBytes: 1024 * 1024, commandLine: 'node dev.js' }),
-        role: 'dev-server',
-      },
-    ],
-    cpuPercent: 2.5,
-    rssBytes: 5 * 1024 * 1024,
-    ...overrides,
-  };
-}
 
 const leakedMcp: OrphanView = {
   runId: null,

@@ -88,7 +88,10 @@ export class SampleRing {
   }
 }
 
-/** Rings by key (`pid:startTime`, or `run:<id>` for a run's totals); keys not seen in a pass are dropped. */
+/**
+ * Rings by key (`pid:startTime`, `run:<id>` for a run's totals, `session:<id>` for an agent
+ * session's); keys neither seen nor kept in a pass are dropped.
+ */
 export class HistoryBook {
   private rings = new Map<string, SampleRing>();
   private newestAtMs: number | null = null;
@@ -109,9 +112,10 @@ export class HistoryBook {
 
   /**
    * Records one pass (one snapshot or one system table) taken at `atMs`: a sample per key, and
-   * forgets keys that are gone, so a recycled pid starts a new history. False when skipped.
+   * forgets keys that are gone, so a recycled pid starts a new history. `kept` keys get no sample
+   * but keep the curve they have (an ended session still shown). False when skipped.
    */
-  recordPass(atMs: number, entries: Iterable<readonly [string, number, number]>): boolean {
+  recordPass(atMs: number, entries: Iterable<readonly [string, number, number]>, kept: Iterable<string> = []): boolean {
     const newest = this.newestAtMs;
     if (newest !== null && atMs - newest < this.minIntervalMs) return false;
     const next = new Map<string, SampleRing>();
@@ -120,6 +124,10 @@ export class HistoryBook {
       const ring = this.rings.get(key) ?? new SampleRing(this.capacity);
       ring.push({ atMs, cpuPercent, memoryBytes });
       next.set(key, ring);
+    }
+    for (const key of kept) {
+      const ring = this.rings.get(key);
+      if (ring !== undefined && !next.has(key)) next.set(key, ring);
     }
     this.rings = next;
     this.newestAtMs = atMs;

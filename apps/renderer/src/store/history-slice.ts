@@ -1,6 +1,6 @@
 /**
  * Resource history in the store: each snapshot adds a sample per run member and per run (its
- * totals), each system diff (at most every SYSTEM_SAMPLE_MIN_MS) one per system process, and the
+ * totals), per agent session (its members' sum) and per session member, each system diff (at most every SYSTEM_SAMPLE_MIN_MS) one per system process, and the
  * system flags are recomputed then. No reads of their own: only what the host already sent.
  */
 import type { ProcessNode, Snapshot } from '@treewarden/protocol';
@@ -13,10 +13,11 @@ import {
   SYSTEM_SAMPLE_MIN_MS,
 } from '../model/history';
 import { identityKey, isZombie } from '../model/identity';
+import { type HistoryEntry, sessionPass } from '../model/session-samples';
 import { type Flag, type FlagSettings, flagsOf } from '../model/trend';
 import type { AppState, HistorySlice } from './types';
 
-type Entry = readonly [string, number, number];
+type Entry = HistoryEntry;
 
 export function runHistoryKey(runId: string): string {
   return `run:${runId}`;
@@ -75,9 +76,10 @@ export function createHistoryState(): Omit<HistorySlice, 'setFlagSettings'> {
   };
 }
 
-/** After a snapshot: one run pass. Returns the state patch. */
+/** After a snapshot: one pass over runs and agent sessions, in the same book. Returns the state patch. */
 export function recordSnapshot(state: AppState, snapshot: Snapshot): Pick<AppState, 'historyTick'> {
-  state.runHistory.recordPass(snapshot.takenAtMs, snapshotEntries(snapshot));
+  const sessions = sessionPass(snapshot.sessions ?? []);
+  state.runHistory.recordPass(snapshot.takenAtMs, [...snapshotEntries(snapshot), ...sessions.entries], sessions.kept);
   return { historyTick: state.historyTick + 1 };
 }
 

@@ -135,8 +135,8 @@ export interface CatalogSlice {
 
 export interface HistorySlice {
   /**
-   * CPU/memory rings of run members (by identity) and run totals (`run:<id>`), one sample per
-   * snapshot. Mutated in place — copying thousands of rings per poll would cost more than the
+   * CPU/memory rings of run and session members (by identity), run totals (`run:<id>`) and
+   * session totals (`session:<id>`), one sample per snapshot. Mutated in place — copying thousands of rings per poll would cost more than the
    * curves — so readers subscribe to `historyTick`, bumped after each recorded pass.
    */
   runHistory: HistoryBook;

@@ -1,0 +1,65 @@
+/**
+ * What an agent session adds to the resource history at each snapshot: the sum of CPU and memory
+ * over its members (from the processes the snapshot already carries), one sample per member, and
+ * which session curves to keep unchanged because the session ended and nothing of it is alive.
+ */
+import type { SessionProcess, SessionView } from '@treewarden/protocol';
+import { identityKey, isZombie } from './identity';
+
+/** A history entry: ring key, CPU %, memory bytes. */
+export type HistoryEntry = readonly [string, number, number];
+
+export function sessionHistoryKey(sessionId: string): string {
+  return `session:${sessionId}`;
+}
+
+/**
+ * The session's processes that count toward its totals: alive, and named by identity as its root
+ * or one of its members — a process that only shares a member's pid (the pid was reused) is
+ * another process and never adds to the curve. Each identity counts once.
+ */
+export function countedProcesses(session: SessionView): SessionProcess[] {
+  const known = new Set([identityKey(session.root), ...session.members.map(identityKey)]);
+  const counted = new Map<string, SessionProcess>();
+  for (const node of session.processes) {
+    const key = identityKey(node);
+    if (known.has(key) && !isZombie(node) && !counted.has(key)) counted.set(key, node);
+  }
+  return [...counted.values()];
+}
+
+/**
+ * An ended session none of whose processes is alive: its curve is not "now" any more, so it is
+ * kept as it was when the last of it died (while the session is shown) and labelled as such.
+ */
+export function isCurveFinal(session: SessionView): boolean {
+  return session.state === 'ended' && countedProcesses(session).length === 0;
+}
+
+export interface SessionPass {
+  /** A totals sample per sampled session, then one per counted member. */
+  entries: HistoryEntry[];
+  /** Totals keys of ended sessions with nothing alive: their curves stay as they are. */
+  kept: string[];
+}
+
+export function sessionPass(sessions: readonly SessionView[]): SessionPass {
+  const pass: SessionPass = { entries: [], kept: [] };
+  for (const session of sessions) {
+    const key = sessionHistoryKey(session.id);
+    const members = countedProcesses(session);
+    if (session.state === 'ended' && members.length === 0) {
+      pass.kept.push(key);
+      continue;
+    }
+    let cpu = 0;
+    let memory = 0;
+    for (const node of members) {
+      cpu += node.cpuPercent;
+      memory += node.rssBytes;
+    }
+    pass.entries.push([key, cpu, memory]);
+    for (const node of members) pass.entries.push([identityKey(node), node.cpuPercent, node.rssBytes]);
+  }
+  return pass;
+}
