@@ -35,6 +35,9 @@ describe('trend', () => {
     expect(describeSeries('Memory', [3 * MIB, 2 * MIB, MIB], 2_000)).toBe('Memory 1.0 MiB, falling over the last 2s');
     expect(describeSeries('CPU', [], 0)).toBe('CPU: no samples yet');
     expect(describeSeries('CPU', [5], 0)).toBe('CPU 5.0 %, too few samples for a trend');
+    // A final curve (an ended session's) never reads as the present.
+    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000, true)).toBe('CPU 40.0 % at its end, rising over its last 3s');
+    expect(describeSeries('Memory', [], 0, true)).toBe('Memory: no samples before it ended');
   });
 });
 

@@ -15,17 +15,17 @@ function formatValue(kind: SeriesKind, value: number): string {
   return kind === 'cpu' ? `${formatPercent(value)} %` : formatBytes(value);
 }
 
-function ChartRow({ samples, kind }: { samples: readonly Sample[]; kind: SeriesKind }) {
+function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: SeriesKind; final: boolean }) {
   const values = valuesOf(samples, kind);
   const { low, high } = rangeOf(values, kind);
   const span = spanOf(samples);
   const title = kind === 'cpu' ? 'CPU %' : 'Memory';
-  const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, span);
+  const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, span, final);
+  const latest = values.length > 0 ? `${formatValue(kind, values.at(-1) ?? 0)}${final ? ' at its end' : ''}` : null;
   return (
     <figure className={`chart chart-${kind}`}>
       <figcaption>
-        {title}{' '}
-        <span className="muted">· {values.length > 0 ? formatValue(kind, values.at(-1) ?? 0) : 'no samples yet'}</span>
+        {title} <span className="muted">· {latest ?? (final ? 'no samples before it ended' : 'no samples yet')}</span>
       </figcaption>
       <div className="chart-body">
         <div className="chart-y" aria-hidden="true">
@@ -49,19 +49,38 @@ function ChartRow({ samples, kind }: { samples: readonly Sample[]; kind: SeriesK
   );
 }
 
-export function ResourceChart({ samples, what }: { samples: readonly Sample[]; what: string }) {
+/** The time axis's ends: "2m 10s ago … now", or for a final curve "2m 10s before … its end". */
+function axisLabels(samples: readonly Sample[], final: boolean): [string, string] {
   const span = spanOf(samples);
+  const length = span < MS_PER_SECOND ? 'under 1s' : formatDuration(span);
+  const start = samples.length < 2 ? '—' : `${length} ${final ? 'before' : 'ago'}`;
+  return [start, final ? 'its end' : 'now'];
+}
+
+/** `final`: the curve stopped when what it shows ended (an ended session), so its right end is not "now". */
+export function ResourceChart({
+  samples,
+  what,
+  final = false,
+}: {
+  samples: readonly Sample[];
+  what: string;
+  final?: boolean;
+}) {
+  const span = spanOf(samples);
+  const window = `${final ? 'its' : 'the'} last ${formatDuration(span)}`;
+  const [start, end] = axisLabels(samples, final);
   return (
     <section
       className="resource-chart"
-      aria-label={`Resource history of ${what}, the last ${formatDuration(span)}`}
+      aria-label={`Resource history of ${what}, ${window}`}
       data-testid="resource-chart"
     >
-      <ChartRow samples={samples} kind="cpu" />
-      <ChartRow samples={samples} kind="memory" />
-      <div className="chart-x" title={`Time window: the last ${formatDuration(span)}`}>
-        <span>{samples.length < 2 ? '—' : span < MS_PER_SECOND ? 'under 1s ago' : `${formatDuration(span)} ago`}</span>
-        <span>now</span>
+      <ChartRow samples={samples} kind="cpu" final={final} />
+      <ChartRow samples={samples} kind="memory" final={final} />
+      <div className="chart-x" title={`Time window: ${window}`}>
+        <span>{start}</span>
+        <span>{end}</span>
       </div>
     </section>
   );

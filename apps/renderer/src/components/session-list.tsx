@@ -1,10 +1,12 @@
-/** Agent sessions in the sidebar: agent, directory, age and state; arrow keys move, Enter opens. */
+/** Agent sessions in the sidebar: agent, directory, age, state and CPU/memory curves; arrow keys move, Enter opens. */
 import type { SessionView } from '@treewarden/protocol';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
 import { formatDuration } from '../model/format';
+import { isCurveFinal } from '../model/session-samples';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { SessionSparklines } from './session-curves';
 
 export interface SessionSummary {
   id: string;
@@ -16,6 +18,8 @@ export interface SessionSummary {
   endedAtMs: number | null;
   members: number;
   leaked: number;
+  /** Ended with nothing of it alive: its curves stop where it ended. */
+  curveFinal: boolean;
 }
 
 export function summarizeSession(session: SessionView): SessionSummary {
@@ -29,6 +33,7 @@ export function summarizeSession(session: SessionView): SessionSummary {
     endedAtMs: session.endedAt === null ? null : Date.parse(session.endedAt),
     members: session.members.length,
     leaked: session.leaked.length,
+    curveFinal: isCurveFinal(session),
   };
 }
 
@@ -90,6 +95,7 @@ export function SessionList({ sessions, label }: { sessions: SessionSummary[]; l
               {session.members} member{session.members === 1 ? '' : 's'}
             </span>
           </div>
+          <SessionSparklines sessionId={session.id} final={session.curveFinal} />
         </div>
       ))}
     </div>

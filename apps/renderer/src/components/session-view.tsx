@@ -1,7 +1,7 @@
 /**
- * One agent session: agent, directory, age and state, CPU and memory totals, its process tree with
- * role badges (MCP server, shell, dev server, browser, subagent); once it ended, the members it
- * leaked with their evidence and a "Clean up" that first lists what it will signal.
+ * One agent session: agent, directory, age and state, CPU and memory totals and their curves, its
+ * process tree with role badges (MCP server, shell, dev server, browser, subagent); once it ended,
+ * the members it leaked with their evidence and a "Clean up" that first lists what it will signal.
  */
 import type { OrphanView, SessionView as Session } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
@@ -9,9 +9,11 @@ import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { useNow } from '../hooks/use-now';
 import { ROLE_LABELS } from '../model/agent-leaks';
 import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
+import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { SessionChart } from './session-curves';
 
 /** Indentation per tree level, in characters. */
 const INDENT_CH = 2;
@@ -137,6 +139,7 @@ export function SessionView() {
         </span>
       </div>
       <SessionFacts session={session} />
+      <SessionChart sessionId={session.id} final={isCurveFinal(session)} />
       <SessionLeaks session={session} leaks={leaks} />
       <SessionTree session={session} leaked={new Set(session.leaked)} />
     </div>

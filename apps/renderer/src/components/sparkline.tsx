@@ -55,14 +55,17 @@ export function Sparkline({
   kind,
   className,
   testId,
+  final = false,
 }: {
   samples: readonly Sample[];
   kind: SeriesKind;
   className?: string;
   testId?: string;
+  /** The curve ended with what it describes (an ended session): its label says "at its end", not now. */
+  final?: boolean;
 }) {
   const values = valuesOf(samples, kind);
-  const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, spanOf(samples));
+  const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, spanOf(samples), final);
   return (
     <svg
       className={`spark spark-${kind}${className ? ` ${className}` : ''}`}

@@ -38,13 +38,21 @@ export function trendOf(values: readonly number[]): Trend {
   return change > 0 ? 'rising' : 'falling';
 }
 
-/** "CPU 12.5 %, rising over 2m 00s" — what a screen reader hears for a sparkline. */
-export function describeSeries(what: 'CPU' | 'Memory', values: readonly number[], spanMs: number): string {
+/**
+ * "CPU 12.5 %, rising over the last 2m 00s" — what a screen reader hears for a sparkline. A
+ * `final` curve (an ended session's, nothing of it alive) is not about now, and says so.
+ */
+export function describeSeries(
+  what: 'CPU' | 'Memory',
+  values: readonly number[],
+  spanMs: number,
+  final = false,
+): string {
   const latest = values.at(-1);
-  if (latest === undefined) return `${what}: no samples yet`;
-  const value = what === 'CPU' ? `${formatPercent(latest)} %` : formatBytes(latest);
+  if (latest === undefined) return final ? `${what}: no samples before it ended` : `${what}: no samples yet`;
+  const value = `${what === 'CPU' ? `${formatPercent(latest)} %` : formatBytes(latest)}${final ? ' at its end' : ''}`;
   if (values.length < 3) return `${what} ${value}, too few samples for a trend`;
-  return `${what} ${value}, ${trendOf(values)} over the last ${formatDuration(spanMs)}`;
+  return `${what} ${value}, ${trendOf(values)} over ${final ? 'its' : 'the'} last ${formatDuration(spanMs)}`;
 }
 
 export interface FlagSettings {
