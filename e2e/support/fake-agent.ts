@@ -2,7 +2,9 @@
  * A fake Claude Code session for the UI specs: the engine's fixture, installed the way npm
  * installs the real one (`<tmp>/node_modules/@anthropic-ai/claude-code/cli.js`), started in its
  * own session as a terminal would. Every process of its tree is recorded with its start time, so
- * `stop()` ends exactly those (a recycled pid is left alone), whatever the UI did.
+ * `stop()` ends exactly those (a recycled pid is left alone), whatever the UI did. With `busy`, the
+ * root first starts a worker that uses some CPU and a growing amount of memory, so the session's
+ * curves have something to draw.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,26 @@ import { FIXTURES_DIR } from './env';
 /** claude-root, npx-wrapper, mcp-server, dev-server, subagent report; the two `sh -c` shells do not. */
 const REPORTING_PROCESSES = 5;
 const TREE_SIZE = REPORTING_PROCESSES + 2;
+/**
+ * The busy worker: every BUSY_STEP_MS it spins for BUSY_SPIN_MS (a quarter of a core, gentle on a
+ * shared two-core machine) and keeps one more BUSY_CHUNK_BYTES, up to BUSY_MAX_CHUNKS; it ends
+ * itself after the fixtures' lifetime, and when its parent is gone it goes on (a leak, like any member).
+ */
+const BUSY_WORKER = `
+const STEP_MS = 250;
+const SPIN_MS = 60;
+const CHUNK_BYTES = 1024 * 1024;
+const MAX_CHUNKS = 96;
+const chunks = [];
+let step = 0;
+setInterval(() => {
+  const until = Date.now() + SPIN_MS;
+  while (Date.now() < until) {}
+  step += 1;
+  if (step % 2 === 0 && chunks.length < MAX_CHUNKS) chunks.push(Buffer.alloc(CHUNK_BYTES, step));
+}, STEP_MS);
+setTimeout(() => process.exit(0), Number(process.env.TREEWARDEN_FIXTURE_MAX_LIFETIME_MS) || 180000);
+`;
 /** Node start-ups of the whole tree on a loaded two-core machine. */
 const TREE_START_TIMEOUT_MS = 30_000;
 /** The fixtures end themselves after this long even if every clean-up fails. */
@@ -65,12 +87,25 @@ function reportCount(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 }
 
-export async function startFakeClaude(): Promise<FakeClaude> {
-  const dir = mkdtempSync(join(tmpdir(), 'tw-e2e-agent-'));
+/** The stub npm would install: it imports the fixture, after starting the busy worker when asked. */
+function writeStub(dir: string, busy: boolean): string {
   const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
   mkdirSync(join(stub, '..'), { recursive: true });
   const fixtureUrl = pathToFileURL(join(FIXTURES_DIR, 'agents', 'fake-claude.mjs')).href;
-  writeFileSync(stub, `import(${JSON.stringify(fixtureUrl)});\n`);
+  let prelude = '';
+  if (busy) {
+    const worker = join(dir, 'busy-worker.mjs');
+    writeFileSync(worker, BUSY_WORKER);
+    // Only the root (not the fixture's subagent, which runs this same file) starts the worker.
+    prelude = `if (!process.argv.includes('--output-format')) require('node:child_process').spawn(process.execPath, [${JSON.stringify(worker)}], { stdio: 'ignore' });\n`;
+  }
+  writeFileSync(stub, `${prelude}import(${JSON.stringify(fixtureUrl)});\n`);
+  return stub;
+}
+
+export async function startFakeClaude({ busy = false }: { busy?: boolean } = {}): Promise<FakeClaude> {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-e2e-agent-'));
+  const stub = writeStub(dir, busy);
   const reportFile = join(dir, 'report.jsonl');
   const child = spawn(process.execPath, [stub], {
     cwd: dir,
@@ -100,7 +135,7 @@ export async function startFakeClaude(): Promise<FakeClaude> {
       .poll(
         () => {
           for (const [pid, start] of readTree(rootPid)) tree.set(pid, start);
-          return reportCount(reportFile) >= REPORTING_PROCESSES && tree.size >= TREE_SIZE;
+          return reportCount(reportFile) >= REPORTING_PROCESSES && tree.size >= TREE_SIZE + (busy ? 1 : 0);
         },
         { timeout: TREE_START_TIMEOUT_MS, message: 'the fake Claude tree to start' },
       )
