@@ -1,7 +1,10 @@
 /** The steps of one tree kill: SIGTERM at t, SIGKILL at t, verified, survivors, or a refusal. */
 import type { KillReport } from '@treewarden/protocol';
+import { useShallow } from 'zustand/react/shallow';
 import { describeKill } from '../actions/actions';
 import { formatOffset } from '../model/format';
+import { describeStart, findStartedAtMs } from '../model/process-start';
+import { useAppStore } from '../store/store';
 
 const REFUSED_HINT =
   'Nothing was signalled. The process you saw is not the one running now (it exited, or its pid was reused), or the host could not prove ownership. Pick the row again from a fresh view.';
@@ -17,9 +20,22 @@ function describeStep(entry: KillReport['timeline'][number]): string {
   return parts.join(' · ');
 }
 
+/** "4242 (started today 15:27:54)" per survivor: the wall clock where the renderer still holds the process. */
+function useSurvivorLabels(report: KillReport): string[] {
+  return useAppStore(
+    useShallow((state) =>
+      report.survivors.map(
+        (survivor) =>
+          `${survivor.pid} (${describeStart(survivor, findStartedAtMs(survivor, state.snapshot, state.system))})`,
+      ),
+    ),
+  );
+}
+
 /** `omitError` when the surrounding outcome already shows the same message. */
 export function KillTimeline({ report, omitError = false }: { report: KillReport; omitError?: boolean }) {
   const base = report.timeline[0]?.atMs ?? report.startedAtMs;
+  const survivors = useSurvivorLabels(report);
   return (
     <div className={`kill kill-${report.result}`} data-kill-result={report.result}>
       <div className="kill-head">
@@ -43,11 +59,7 @@ export function KillTimeline({ report, omitError = false }: { report: KillReport
           ))}
         </ol>
       ) : null}
-      {report.survivors.length > 0 ? (
-        <div className="kill-survivors">
-          Survivors: {report.survivors.map((survivor) => `${survivor.pid} (started ${survivor.startTime})`).join(', ')}
-        </div>
-      ) : null}
+      {report.survivors.length > 0 ? <div className="kill-survivors">Survivors: {survivors.join(', ')}</div> : null}
     </div>
   );
 }

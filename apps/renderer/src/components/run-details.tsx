@@ -1,9 +1,12 @@
 /** Details of the selected run: command, cwd, env cookie, timeout, outcome, output tails, history. */
+import type { Identity, RunView } from '@treewarden/protocol';
 import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
 import { useSamples } from '../hooks/use-samples';
 import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
+import { identityKey } from '../model/identity';
 import { formatLimits, formatTrip } from '../model/limits';
+import { describeStart } from '../model/process-start';
 import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
@@ -21,6 +24,22 @@ function RunChart({ runId }: { runId: string }) {
       <h4>Resources · whole tree</h4>
       <ResourceChart samples={samples} what={`run ${runId}`} />
     </section>
+  );
+}
+
+/** The run's root by wall-clock start while its node is live, by its identity once it is gone. */
+function RootField({ run, root }: { run: RunView; root: Identity }) {
+  const node = run.processes.find((candidate) => identityKey(candidate) === identityKey(root));
+  return (
+    <Field label="Root">
+      pid {root.pid} · <span data-testid="run-root-start">{describeStart(root, node?.startedAtMs ?? null)}</span>
+      {node ? (
+        <span className="muted" title="Start time as the kernel counts it: the second half of the identity">
+          {' '}
+          ({root.startTime})
+        </span>
+      ) : null}
+    </Field>
   );
 }
 
@@ -138,11 +157,7 @@ export function RunDetails() {
             {formatClock(run.endedAtMs)} after {formatDuration(run.endedAtMs - run.startedAtMs)}
           </Field>
         ) : null}
-        {run.root ? (
-          <Field label="Root">
-            pid {run.root.pid} · start {run.root.startTime}
-          </Field>
-        ) : null}
+        {run.root ? <RootField run={run} root={run.root} /> : null}
         {run.phase === 'ended' ? (
           <Field label="Outcome">
             {run.classification ?? 'unknown'}
