@@ -133,6 +133,9 @@ test.describe('agent sessions', () => {
       .poll(() => cpuLabelled(chartCpu), { timeout: CURVE_TIMEOUT_MS })
       .toBeGreaterThanOrEqual(BUSY_CPU_PERCENT);
     await expect(chart).toContainText('now');
+    // The worker's own row draws its own CPU curve.
+    const workerRow = view.locator('[data-testid="session-proc"][data-role="other"]', { hasText: 'busy-worker.mjs' });
+    await expect(workerRow.locator('svg.row-spark path')).toHaveAttribute('d', DRAWN_PATH);
     const sparks = option.getByTestId('session-sparks');
     for (const kind of ['cpu', 'memory']) {
       await expect(sparks.getByTestId(`session-spark-${kind}`).locator('path')).toHaveAttribute('d', DRAWN_PATH);

@@ -1,7 +1,7 @@
 /**
- * A session's curves on screen: two sparklines under its sidebar row and a chart in the Sessions
- * view, labelled with the current values; once the session ended with nothing alive, both say
- * the values are from its end, never "now".
+ * A session's curves on screen: two sparklines under its sidebar row, a chart in the Sessions
+ * view and a CPU sparkline per member row, labelled with the current values; once the session
+ * ended with nothing alive, the row and the chart say the values are from its end, never "now".
  */
 import { act, render, screen } from '@testing-library/react';
 import type { SessionProcess, SessionView } from '@treewarden/protocol';
@@ -89,5 +89,16 @@ describe('session curves', () => {
     expect(screen.getByTestId('chart-cpu').getAttribute('aria-label')).toBe(
       'CPU 35.0 % at its end, rising over its last 2s',
     );
+  });
+
+  it("draws each member's own CPU curve in its row, from its identity's ring", () => {
+    feed((tick) => [busySession(tick)], [1, 2, 3]);
+    render(<SessionDetail />);
+    const rows = screen.getAllByTestId('session-proc');
+    const rootSpark = rows.find((row) => row.dataset.role === 'root')?.querySelector('svg.row-spark');
+    expect(rootSpark?.getAttribute('aria-label')).toBe('CPU 30.0 %, rising over the last 2s');
+    expect(rootSpark?.querySelector('path')?.getAttribute('d')).not.toBe('');
+    const mcpSpark = rows.find((row) => row.dataset.role === 'mcp-server')?.querySelector('svg.row-spark');
+    expect(mcpSpark?.getAttribute('aria-label')).toBe('CPU 5.0 %, steady over the last 2s');
   });
 });

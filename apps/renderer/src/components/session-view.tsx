@@ -3,17 +3,20 @@
  * process tree with role badges (MCP server, shell, dev server, browser, subagent); once it ended,
  * the members it leaked with their evidence and a "Clean up" that first lists what it will signal.
  */
-import type { OrphanView, SessionView as Session } from '@treewarden/protocol';
+import type { OrphanView, SessionView as Session, SessionProcess } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { useNow } from '../hooks/use-now';
+import { useSamples } from '../hooks/use-samples';
 import { ROLE_LABELS } from '../model/agent-leaks';
 import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
+import { identityKey } from '../model/identity';
 import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
 import { SessionChart } from './session-curves';
+import { Sparkline } from './sparkline';
 
 /** Indentation per tree level, in characters. */
 const INDENT_CH = 2;
@@ -73,33 +76,41 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
   );
 }
 
+/** One process of the session: pid, role, ports, command, its own CPU curve, CPU and memory now. */
+function SessionProcRow({ node, depth, leaked }: { node: SessionProcess; depth: number; leaked: boolean }) {
+  const samples = useSamples('run', identityKey(node));
+  return (
+    <li className={`session-proc${leaked ? ' leaked' : ''}`} data-testid="session-proc" data-role={node.role}>
+      <span className="num">{node.pid}</span>
+      <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
+        {ROLE_LABELS[node.role]}
+      </span>
+      <span className="session-cmd">
+        {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
+          <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
+            :{port}
+          </span>
+        ))}
+        <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+      </span>
+      {samples.length > 1 ? (
+        <Sparkline samples={samples} kind="cpu" className="row-spark" />
+      ) : (
+        <span aria-hidden="true" />
+      )}
+      <span className="num">{formatPercent(node.cpuPercent)}%</span>
+      <span className="num">{formatBytes(node.rssBytes)}</span>
+    </li>
+  );
+}
+
 function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySet<number> }) {
   const rows = sessionRowsInTreeOrder(session.processes);
   if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
   return (
     <ul className="session-tree" aria-label="Session processes">
       {rows.map(({ node, depth }) => (
-        <li
-          key={`${node.pid}:${node.startTime}`}
-          className={`session-proc${leaked.has(node.pid) ? ' leaked' : ''}`}
-          data-testid="session-proc"
-          data-role={node.role}
-        >
-          <span className="num">{node.pid}</span>
-          <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
-            {ROLE_LABELS[node.role]}
-          </span>
-          <span className="session-cmd">
-            {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
-              <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
-                :{port}
-              </span>
-            ))}
-            <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
-          </span>
-          <span className="num">{formatPercent(node.cpuPercent)}%</span>
-          <span className="num">{formatBytes(node.rssBytes)}</span>
-        </li>
+        <SessionProcRow key={identityKey(node)} node={node} depth={depth} leaked={leaked.has(node.pid)} />
       ))}
     </ul>
   );
