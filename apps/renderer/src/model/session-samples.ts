@@ -6,8 +6,8 @@
 import type { SessionProcess, SessionView } from '@treewarden/protocol';
 import { identityKey, isZombie } from './identity';
 
-/** A history entry: ring key, CPU %, memory bytes. */
-export type HistoryEntry = readonly [string, number, number];
+/** One sample for the history book: ring key, CPU %, memory bytes. */
+export type SampleEntry = readonly [string, number, number];
 
 export function sessionHistoryKey(sessionId: string): string {
   return `session:${sessionId}`;
@@ -38,7 +38,7 @@ export function isCurveFinal(session: SessionView): boolean {
 
 export interface SessionPass {
   /** A totals sample per sampled session, then one per counted member. */
-  entries: HistoryEntry[];
+  entries: SampleEntry[];
   /** Totals keys of ended sessions with nothing alive: their curves stay as they are. */
   kept: string[];
 }

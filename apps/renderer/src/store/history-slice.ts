@@ -13,11 +13,11 @@ import {
   SYSTEM_SAMPLE_MIN_MS,
 } from '../model/history';
 import { identityKey, isZombie } from '../model/identity';
-import { type HistoryEntry, sessionPass } from '../model/session-samples';
+import { type SampleEntry, sessionPass } from '../model/session-samples';
 import { type Flag, type FlagSettings, flagsOf } from '../model/trend';
 import type { AppState, HistorySlice } from './types';
 
-type Entry = HistoryEntry;
+type Entry = SampleEntry;
 
 export function runHistoryKey(runId: string): string {
   return `run:${runId}`;
