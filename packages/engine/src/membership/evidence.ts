@@ -85,11 +85,14 @@ export interface DescribeContext {
  * `direct` kinds hold on their own; `through-member` kinds hold only through another member, so
  * they are decided after the direct ones, walking down from them.
  */
-interface EvidenceRule<K extends EvidenceKind> {
+export interface EvidenceRule<K extends EvidenceKind> {
   readonly stage: 'direct' | 'through-member';
   admit(entry: ProcessEntry, scope: AdmissionScope): readonly EvidenceOf<K>[];
   describe(evidence: EvidenceOf<K>, context: Required<DescribeContext>): readonly string[];
 }
+
+/** One rule per kind, no kind without one: what `EVIDENCE_KINDS` must satisfy. */
+export type EvidenceRules = { readonly [K in EvidenceKind]: EvidenceRule<K> };
 
 const none: readonly never[] = [];
 
@@ -191,7 +194,7 @@ export const EVIDENCE_KINDS = {
       `child of guardian ${evidence.guardianPid} (adopted by the subreaper or spawned as a run)`,
     ],
   },
-} as const satisfies { readonly [K in EvidenceKind]: EvidenceRule<K> };
+} as const satisfies EvidenceRules;
 
 /** Kinds in `EVIDENCE_KINDS` order, split by stage. */
 export const DIRECT_KINDS = kindsOfStage('direct');

@@ -9,6 +9,8 @@ export {
   type Evidence,
   type EvidenceKind,
   type EvidenceOf,
+  type EvidenceRule,
+  type EvidenceRules,
   type RunAnchor,
 } from './evidence.js';
 export { callerLine, releasedTrees } from './exclusions.js';
