@@ -126,7 +126,7 @@ export const EVIDENCE_KINDS = {
   'run-cookie': {
     stage: 'direct',
     admit(entry, scope) {
-      const runId = scope.cookiesOf(entry.pid)?.runId;
+      const runId = scope.runs.size === 0 ? undefined : scope.cookiesOf(entry.pid)?.runId;
       const run = runId === undefined ? undefined : scope.runs.get(runId);
       return run === undefined ? none : [{ kind: 'run-cookie', runId: run.runId, leaseId: run.leaseId ?? null }];
     },
