@@ -16,7 +16,7 @@ import { queryMembers } from '../../src/membership/query.js';
 import { admitDescendants, createMembership, refreshMembers } from '../../src/membership/tracker.js';
 import { readRunCookies } from '../../src/ownership/cookie.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
-import { readProcTable } from '../../src/table/linux-proc.js';
+import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';
 import {
   fixturePath,
@@ -48,8 +48,12 @@ describe('the tracker over real tables', () => {
       [fixture.pid, escapedPid].sort((a, b) => a - b),
     );
 
+    const rootIdentity = identityOf(fixture.pid);
     process.kill(fixture.pid, 'SIGKILL');
-    await pollUntil(() => !isRunning(fixture.pid), { description: 'the escape’s parent to exit' });
+    // Gone from the table, not just a zombie (which stays a member until it is reaped).
+    await pollUntil(() => readProcEntry(fixture.pid)?.startTime !== rootIdentity.startTime, {
+      description: 'the escape’s parent to exit and be reaped',
+    });
     const later = readProcTable();
     const { vanished } = refreshMembers(membership, later);
     for (const member of vanished) membership.members.delete(member.pid);
