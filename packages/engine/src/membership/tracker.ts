@@ -233,16 +233,21 @@ export function admitCarriers(
 ): ProcessIdentity[] {
   if (carriers.length === 0) return [];
   const excluded = exclusionsIn(membership, table, indexChildren(table.entries));
+  // The carriers' environ was read and their identity reconfirmed (findCookieCarriers): the rule
+  // sees exactly that cookie.
+  const scope: AdmissionScope = {
+    ...trackerScope(null, () => null),
+    runs: new Map([[runId, { runId }]]),
+    cookiesOf: () => ({ runId }),
+  };
   const admitted: ProcessIdentity[] = [];
   for (const carrier of carriers) {
     const entry = table.entries.get(carrier.pid);
     if (entry === undefined || neverMember(entry.pid, excluded)) continue;
+    const [evidence] = admitBy('run-cookie', entry, scope);
+    if (evidence === undefined) continue;
     const parentDepth = membership.members.get(entry.ppid)?.depth;
-    admit(membership, entry, parentDepth === undefined ? 1 : parentDepth + 1, {
-      kind: 'run-cookie',
-      runId,
-      leaseId: null,
-    });
+    admit(membership, entry, parentDepth === undefined ? 1 : parentDepth + 1, evidence);
     if (entry.pgid === entry.pid) membership.groups.add(entry.pgid);
     admitted.push(carrier);
   }
