@@ -112,8 +112,8 @@ export const EVIDENCE_KINDS = {
     admit(entry, scope) {
       const parent = scope.parentOf(entry);
       if (parent === null) return none;
-      const { runId, leaseId, ...identity } = parent;
-      return [{ kind: 'ancestry', parent: identity, seen: scope.seen, runId, leaseId }];
+      const identity = { pid: parent.pid, startTime: parent.startTime, command: parent.command };
+      return [{ kind: 'ancestry', parent: identity, seen: scope.seen, runId: parent.runId, leaseId: parent.leaseId }];
     },
     describe(evidence, { entry }) {
       const { parent } = evidence;

@@ -160,7 +160,10 @@ function exclusionsIn(
   table: ProcessTable,
   children: ReadonlyMap<number, readonly number[]>,
 ): Set<number> {
-  const released = releasedTrees(membership.released.values(), table.entries, children);
+  const released =
+    membership.released.size === 0
+      ? new Set<number>()
+      : releasedTrees(membership.released.values(), table.entries, children);
   for (const pid of released)
     if (ownsEntry(membership, table.entries.get(pid) as ProcessEntry)) membership.members.delete(pid);
   for (const pid of callerLine(table.entries)) released.add(pid);
@@ -254,15 +257,19 @@ export function admitCarriers(
   return admitted;
 }
 
-/** The admission scope of a tracker: a root, and parents remembered by identity. */
+const NO_ANCHORS: readonly never[] = [];
+const NOTHING = new Map<never, never>();
+const NO_IDS = new Set<never>();
+
+/** The admission scope of a tracker: a root, and parents remembered by identity (no allocation per call). */
 function trackerScope(root: ProcessIdentity | null, parentOf: AdmissionScope['parentOf']): AdmissionScope {
   return {
     root,
-    anchors: [],
-    runs: new Map(),
-    leaseIds: new Set(),
-    adopterPids: new Set(),
-    deadSessions: new Map(),
+    anchors: NO_ANCHORS,
+    runs: NOTHING,
+    leaseIds: NO_IDS,
+    adopterPids: NO_IDS,
+    deadSessions: NOTHING,
     seen: 'tracked',
     cookiesOf: () => null,
     parentOf,
