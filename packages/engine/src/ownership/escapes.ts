@@ -5,7 +5,6 @@
  * children of the top members' ancestors, checked for the run cookie, hold every escape that
  * carries it. Identities already read and found without the cookie are not read again.
  */
-
 import { type Membership, ownsEntry } from '../membership/tracker.js';
 import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
 import { findCookieCarriers } from './cookie.js';

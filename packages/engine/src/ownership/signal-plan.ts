@@ -5,7 +5,6 @@
  * Linux); the caller's own group is never signalled; zombie-only groups count as gone. Targets
  * come out deepest first, so nothing is orphaned into a place the next step does not look.
  */
-
 import type { Member, Membership } from '../membership/tracker.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../table/types.js';
 import { isZombie } from '../table/types.js';
