@@ -5,6 +5,7 @@ export { FREEZE_ROUNDS, GRACE_POLL_MS, killOwnedTree, VERIFY_POLL_MS, VERIFY_TIM
 export * from './kill/types.js';
 export * from './lease/index.js';
 export * from './ledger/index.js';
+export * from './membership/index.js';
 export * from './orphans/index.js';
 export * from './ownership/index.js';
 export * from './ports/index.js';

@@ -7,13 +7,6 @@ export {
   type OrphanScan,
   type UnendedRun,
 } from './find-orphans.js';
-export {
-  type CookieReader,
-  type DeadSession,
-  findRunMembers,
-  type MemberMatch,
-  memberRoots,
-  type RunAnchor,
-} from './membership.js';
+export { findRunMembers } from './membership.js';
 export { buildRunIndex, type KnownRun, type RunIndex, UNRECORDED_RUN_DIR_MIN_AGE_MS } from './run-index.js';
 export { END_MARKER_FILE, type SettledRun, type SettleOptions, settleEndedRuns } from './settle-ended.js';

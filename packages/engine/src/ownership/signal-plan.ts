@@ -5,10 +5,10 @@
  * Linux); the caller's own group is never signalled; zombie-only groups count as gone. Targets
  * come out deepest first, so nothing is orphaned into a place the next step does not look.
  */
+import type { Member, Membership } from '../membership/tracker.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../table/types.js';
 import { isZombie } from '../table/types.js';
 import { unownedMemberError } from './errors.js';
-import type { Member, Membership } from './membership.js';
 
 export interface SignalRequest {
   /** Only these groups (the paperclip API); default: every owned group plus loose owned processes. */
@@ -50,7 +50,7 @@ function signallableGroup(membership: Membership, pgid: number, callerGroup: num
 
 export function gracefulRoots(membership: Membership, rootPid: number, callerGroup: number | null): GracefulRoots {
   const live = liveMembers(membership);
-  const root = live.find((m) => m.pid === rootPid && m.via === 'root');
+  const root = live.find((m) => m.pid === rootPid && m.evidence.kind === 'root');
   const tops = root ? [root] : live.filter((m) => !live.some((parent) => parent.pid === m.ppid));
   const groups = new Set<number>();
   const processes: ProcessIdentity[] = [];

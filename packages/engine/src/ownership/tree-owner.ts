@@ -14,13 +14,6 @@ import type {
   TreeOwner,
   TreeOwnerOptions,
 } from '../kill/types.js';
-import { ownProcessGroup } from '../signal/guards.js';
-import { createSignalOps } from '../signal/signal-ops.js';
-import { createLinuxReader } from '../table/linux-reader.js';
-import { createTableReader } from '../table/reader.js';
-import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
-import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
-import { findEscapedCarriers } from './escapes.js';
 import {
   admitCarriers,
   admitCookieCarriers,
@@ -30,7 +23,14 @@ import {
   pruneGroups,
   refreshMembers,
   vouchSessions,
-} from './membership.js';
+} from '../membership/tracker.js';
+import { ownProcessGroup } from '../signal/guards.js';
+import { createSignalOps } from '../signal/signal-ops.js';
+import { createLinuxReader } from '../table/linux-reader.js';
+import { createTableReader } from '../table/reader.js';
+import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
+import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
+import { findEscapedCarriers } from './escapes.js';
 import { sendPlan } from './send-plan.js';
 import { type GracefulRoots, gracefulRoots, planSignal, type SignalRequest } from './signal-plan.js';
 import { treeViewVouches } from './tree-view.js';
@@ -142,7 +142,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       membership.members.delete(member.pid);
       // A recycled member is simply dead. Only a recycled root that leaves nothing else owned
       // makes ownership unprovable: then every later signal is refused.
-      if (member.via !== 'root') continue;
+      if (member.evidence.kind !== 'root') continue;
       rootRecycledError ??= recycledPidError(member, now);
       anchorError ??= rootRecycledError;
     }
@@ -187,7 +187,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     const carriers = findEscapedCarriers(membership, adopted, options.runId);
     markSweep();
     if (carriers.length === 0) return latest ?? adopted;
-    admitCarriers(membership, adopted, carriers);
+    admitCarriers(membership, adopted, carriers, options.runId);
     const withCarriers = await reader.readTrees([...membership.members.keys()]);
     if (withCarriers !== null) observeTable(withCarriers, true);
     return withCarriers;

@@ -8,9 +8,9 @@
  * after its members visible in the tree read are checked as owned; any other wanted group, or an
  * unowned member in view, sends the caller back to the whole-machine revalidation.
  */
+import { type Membership, ownsEntry } from '../membership/tracker.js';
 import type { ProcessEntry, ProcessTable } from '../table/types.js';
 import { isZombie } from '../table/types.js';
-import { type Membership, ownsEntry } from './membership.js';
 
 function vouched(membership: Membership, entry: ProcessEntry): boolean {
   const member = membership.members.get(entry.pid);

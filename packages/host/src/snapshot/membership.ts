@@ -1,9 +1,23 @@
 /**
- * Which processes belong to a run, by identity. A process is admitted only through a member that
- * is still identical (same pid and start time), so a recycled pid never drags a stranger's
- * children into the tree; members stay members after their parent exits and they are reparented.
+ * Which processes the UI shows under a run, and why: the engine's membership tracker (admission
+ * only through a still-identical member, so a recycled pid never drags a stranger's children into
+ * the tree; members stay members after their parent exits and they are reparented), plus what
+ * only a screen needs: escapes from the root's group or session, and the evidence in words.
  */
-import { identityKey, indexChildren, type ProcessEntry, type ProcessIdentity } from '@treewarden/engine';
+import {
+  admitDescendants,
+  createMemberTracker,
+  describeEvidence,
+  indexChildren,
+  ownsEntry,
+  type ProcessEntry,
+  type ProcessIdentity,
+  type ProcessTable,
+  pruneGroups,
+  refreshMembers,
+  releaseMembers,
+  seedRoot,
+} from '@treewarden/engine';
 
 export interface Membership {
   readonly root: ProcessIdentity | null;
@@ -31,26 +45,10 @@ export interface Membership {
   evidenceOf(entry: ProcessEntry): string[];
 }
 
-/** How a member was admitted: the run's root, or a child of a member that was still identical. */
-type Admission =
-  | { readonly kind: 'root' }
-  | { readonly kind: 'child'; readonly parentPid: number; readonly parentName: string };
-
-function describeAdmission(entry: ProcessEntry, admission: Admission | undefined): string[] {
-  if (admission === undefined) return [];
-  if (admission.kind === 'root')
-    return [`the run's root: the process this run started (pid ${entry.pid}, start ${entry.startTime})`];
-  const admitted = `child of pid ${admission.parentPid} (${admission.parentName}), a member with the same identity when first seen`;
-  if (entry.ppid === admission.parentPid) return [admitted];
-  return [admitted, `its parent exited; reparented to pid ${entry.ppid}, still a member by identity`];
-}
-
 /** `rootOf` is read at every update: a leased run's identity arrives after its record exists. */
 export function createMembership(rootOf: () => ProcessIdentity | null): Membership {
-  let members = new Map<string, ProcessEntry>();
-  const released = new Set<string>();
-  // Kept per identity for the member's lifetime: evidence must not change when a parent exits.
-  let admissions = new Map<string, Admission>();
+  const tracker = createMemberTracker(null);
+  let latest = new Map<number, ProcessEntry>();
   let rootGroup: { pgid: number; sid: number } | null = null;
 
   return {
@@ -61,44 +59,27 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
       return rootGroup;
     },
     update(entries, children = indexChildren(entries)) {
-      const excluded = releasedTrees(released, entries, children);
-      const current = new Map<string, ProcessEntry>();
-      for (const [key, old] of members) {
-        const now = entries.get(old.pid);
-        if (now !== undefined && now.startTime === old.startTime && !excluded.has(key)) current.set(key, now);
-      }
+      const table: ProcessTable = { entries, readAtMs: 0 };
+      // A member whose pid is gone or recycled is simply dead: the screen has nothing to refuse.
+      const { recycled, vanished } = refreshMembers(tracker, table);
+      for (const member of vanished) tracker.members.delete(member.pid);
+      for (const [member] of recycled) tracker.members.delete(member.pid);
       const root = rootOf();
       if (root !== null) {
-        const now = entries.get(root.pid);
-        if (now !== undefined && now.startTime === root.startTime) {
-          current.set(identityKey(now), now);
-          if (!admissions.has(identityKey(now))) admissions.set(identityKey(now), { kind: 'root' });
-          rootGroup ??= { pgid: now.pgid, sid: now.sid };
-        }
+        const entry = entries.get(root.pid);
+        seedRoot(tracker, root, entry);
+        if (entry !== undefined && ownsEntry(tracker, entry)) rootGroup ??= { pgid: entry.pgid, sid: entry.sid };
       }
-      const queue = [...current.values()];
-      while (queue.length > 0) {
-        const parent = queue.pop() as ProcessEntry;
-        for (const childPid of children.get(parent.pid) ?? []) {
-          const child = entries.get(childPid);
-          if (child === undefined) continue;
-          const key = identityKey(child);
-          if (current.has(key) || excluded.has(key)) continue;
-          current.set(key, child);
-          if (!admissions.has(key))
-            admissions.set(key, { kind: 'child', parentPid: parent.pid, parentName: parent.command });
-          queue.push(child);
-        }
-      }
-      members = current;
-      admissions = new Map([...admissions].filter(([key]) => current.has(key)));
+      admitDescendants(tracker, table, children);
+      pruneGroups(tracker, table);
+      latest = new Map([...tracker.members.keys()].map((pid) => [pid, entries.get(pid) as ProcessEntry]));
     },
-    entries: () => [...members.values()],
-    pids: () => [...members.values()].map((entry) => entry.pid),
-    isMember: (identity) => members.has(identityKey(identity)),
+    entries: () => [...latest.values()],
+    pids: () => [...latest.keys()],
+    isMember: (identity) => latest.get(identity.pid)?.startTime === identity.startTime,
     release(identities) {
-      for (const identity of identities) released.add(identityKey(identity));
-      members = new Map([...members].filter(([key]) => !released.has(key)));
+      releaseMembers(tracker, identities);
+      latest = new Map([...latest].filter(([pid]) => tracker.members.has(pid)));
     },
     isEscaped(entry) {
       if (rootGroup === null) return false;
@@ -109,28 +90,10 @@ export function createMembership(rootOf: () => ProcessIdentity | null): Membersh
       if (entry.sid !== rootGroup.sid) return 'session';
       return entry.pgid !== rootGroup.pgid ? 'group' : null;
     },
-    evidenceOf: (entry) => describeAdmission(entry, admissions.get(identityKey(entry))),
+    evidenceOf(entry) {
+      if (!ownsEntry(tracker, entry)) return [];
+      const member = tracker.members.get(entry.pid);
+      return member === undefined ? [] : [...describeEvidence(member.evidence, { entry })];
+    },
   };
-}
-
-/** Released identities still present, and every live descendant of theirs, by identity key. */
-function releasedTrees(
-  released: ReadonlySet<string>,
-  entries: ReadonlyMap<number, ProcessEntry>,
-  children: ReadonlyMap<number, readonly number[]>,
-): Set<string> {
-  const excluded = new Set<string>();
-  if (released.size === 0) return excluded;
-  const queue = [...entries.values()].filter((entry) => released.has(identityKey(entry)));
-  while (queue.length > 0) {
-    const entry = queue.pop() as ProcessEntry;
-    const key = identityKey(entry);
-    if (excluded.has(key)) continue;
-    excluded.add(key);
-    for (const childPid of children.get(entry.pid) ?? []) {
-      const child = entries.get(childPid);
-      if (child !== undefined) queue.push(child);
-    }
-  }
-  return excluded;
 }
