@@ -114,6 +114,8 @@ export function toJson(outcome: RunOutcome): Record<string, unknown> {
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
     ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
+    ...(outcome.limitMethods === undefined ? {} : { limitMethods: outcome.limitMethods }),
+    ...(outcome.cgroup === undefined ? {} : { cgroup: outcome.cgroup }),
   };
 }
 

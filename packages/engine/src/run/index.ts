@@ -7,6 +7,8 @@ export {
   UNKNOWN_EXIT_NOTE,
 } from './adopted-root.js';
 export { OUTPUT_DRAIN_MS } from './capture-output.js';
+export * from './cgroup.js';
+export * from './cgroup-end.js';
 export * from './cgroup-probe.js';
 export * from './launch.js';
 export * from './limit-check.js';
