@@ -3,7 +3,7 @@
  * as documented; the tree's CPU accounting never counts a process twice and never goes down
  * (exact reap orders are injected: they cannot be staged reliably with real processes).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { type CgroupProbeDeps, findCgroup2Mount, probeCgroup, requireCgroup } from '../../src/run/cgroup-probe.js';
@@ -143,6 +143,38 @@ describe('tree usage accounting', () => {
 });
 
 describe('limit checker', () => {
+  it('with a run cgroup: procs and CPU from its files, memory from memory.current only with the memory controller', () => {
+    // A directory standing in for a cgroup with the memory controller, which this machine's cgroup2 lacks.
+    const dir = makeTempDir();
+    try {
+      writeFileSync(join(dir, 'cgroup.procs'), '10\n11\n12\n');
+      writeFileSync(join(dir, 'cpu.stat'), 'usage_usec 2500000\nuser_usec 2000000\n');
+      writeFileSync(join(dir, 'memory.current'), `${600 * MIB}\n`);
+      const limits = { maxMemoryBytes: 512 * MIB, maxProcs: 2, maxCpuSeconds: 2, idleTimeoutSeconds: 60 };
+      const table = fakeTable([member(10, 1, 0)]);
+      const owned = [{ pid: 10, startTime: 's10' }];
+      const withMemory = createLimitChecker(limits, () => 0, { path: dir, controllers: ['memory', 'pids'] });
+      expect(withMemory.methods).toEqual({
+        'max-memory': 'memory.current',
+        'max-procs': 'cgroup.procs',
+        'max-cpu': 'cpu.stat',
+        'idle-timeout': 'output',
+      });
+      // The table shows one small process; the cgroup's exact numbers are what trip.
+      expect(withMemory.check(table, owned)).toEqual({ name: 'max-memory', value: 512 * MIB, observed: 600 * MIB });
+      const noMemory = createLimitChecker(limits, () => 0, { path: dir, controllers: [] });
+      expect(noMemory.methods['max-memory']).toBe('polling');
+      expect(noMemory.check(table, owned)).toEqual({ name: 'max-procs', value: 2, observed: 3 });
+      const cpuOnly = createLimitChecker({ maxCpuSeconds: 2 }, () => 0, { path: dir, controllers: [] });
+      expect(cpuOnly.check(null, [])).toEqual({ name: 'max-cpu', value: 2, observed: 2.5 });
+      // A cgroup already gone reads as nothing: the table's numbers decide, and nothing trips falsely.
+      const gone = createLimitChecker(limits, () => 0, { path: join(dir, 'gone'), controllers: ['memory'] });
+      expect(gone.check(table, owned)).toBeNull();
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
   it('reports the first limit over its value, and the idle clock restarts on output', () => {
     let now = 0;
     const checker = createLimitChecker({ maxProcs: 1, idleTimeoutSeconds: 2 }, () => now);
