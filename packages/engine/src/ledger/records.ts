@@ -59,7 +59,7 @@ export interface RunStartRecord extends RecordBase {
   /** The run's limits, when it had any, and the path that enforces them. */
   readonly limits?: RunLimits;
   readonly limitEnforcement?: LimitEnforcement;
-  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.current, polling, output). */
+  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.stat, polling, output). */
   readonly limitMethods?: LimitMethods;
   /** The run's own cgroup v2 directory, when it had one. */
   readonly cgroup?: string;
@@ -89,7 +89,7 @@ export interface RunEndRecord extends RecordBase {
   /** The limit that ended the run: name (`max-memory`, …), configured value, observed value. */
   readonly limit?: LimitTrip;
   readonly limitEnforcement?: LimitEnforcement;
-  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.current, polling, output). */
+  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.stat, polling, output). */
   readonly limitMethods?: LimitMethods;
   /** The run's own cgroup v2 directory, when it had one. */
   readonly cgroup?: string;

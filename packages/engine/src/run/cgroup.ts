@@ -5,7 +5,7 @@
  * in, and a process cannot leave by setsid, double fork or clearing its environment, so every
  * member is the run's. That is why `cgroup.kill` needs no identity check per member.
  */
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pollUntil } from '../runtime/wait.js';
 import { CGROUP_DIR_MODE, CGROUP_HOME_NAME, type CgroupProbe } from './cgroup-probe.js';
@@ -67,6 +67,8 @@ export function createRunCgroup(parent: Extract<CgroupProbe, { available: true }
   const path = join(home, runId);
   try {
     mkdirSync(home, { mode: CGROUP_DIR_MODE, recursive: true });
+    // Someone else's `treewarden` (another user of a shared delegation) is never ours to use.
+    if (!isOwnDirectory(home)) throw new Error(`${home} is not a directory owned by uid ${process.getuid?.()}`);
     enableControllers(home);
     mkdirSync(path, { mode: CGROUP_DIR_MODE });
   } catch (error) {
@@ -82,6 +84,11 @@ export function createRunCgroup(parent: Extract<CgroupProbe, { available: true }
   }
   const controllers = (readText(join(path, 'cgroup.controllers')) ?? '').trim().split(/\s+/).filter(Boolean);
   return { path, controllers };
+}
+
+function isOwnDirectory(path: string): boolean {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  return stat?.isDirectory() === true && stat.uid === process.getuid?.();
 }
 
 /** `cgroup.kill` is write-only: it exists when stat finds it. */
@@ -120,10 +127,17 @@ export function readCgroupCpuUsec(path: string): number | null {
   return match?.[1] === undefined ? null : Number(match[1]);
 }
 
-/** memory.current (bytes) where the memory controller is enabled; null otherwise. */
+/**
+ * The cgroup's resident memory (bytes) where the memory controller is enabled, else null:
+ * `anon + file_mapped` from memory.stat. Not memory.current, which also counts page cache the
+ * tree merely read: --max-memory is documented as resident memory (what polling sums as RSS), and
+ * a cache-inflated number would trip before the limit was really passed.
+ */
 export function readCgroupMemoryBytes(path: string): number | null {
-  const text = readText(join(path, 'memory.current'));
-  return text === null ? null : Number(text.trim());
+  const text = readText(join(path, 'memory.stat'));
+  const anon = text === null ? undefined : /^anon (\d+)$/m.exec(text)?.[1];
+  const mapped = text === null ? undefined : /^file_mapped (\d+)$/m.exec(text)?.[1];
+  return anon === undefined || mapped === undefined ? null : Number(anon) + Number(mapped);
 }
 
 /** From cgroup.events: true while any process is in it; null when it is gone. */

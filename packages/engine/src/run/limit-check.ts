@@ -43,7 +43,7 @@ function needsTable(limits: RunLimits): boolean {
 }
 
 function methodsFor(limits: RunLimits, cgroup: RunCgroup | undefined): LimitMethods {
-  const memoryMethod = cgroup?.controllers.includes('memory') === true ? 'memory.current' : 'polling';
+  const memoryMethod = cgroup?.controllers.includes('memory') === true ? 'memory.stat' : 'polling';
   return {
     ...(limits.maxMemoryBytes === undefined ? {} : { 'max-memory': memoryMethod }),
     ...(limits.maxProcs === undefined ? {} : { 'max-procs': cgroup === undefined ? 'polling' : 'cgroup.procs' }),
@@ -57,7 +57,7 @@ function readCgroupUsage(cgroup: RunCgroup, methods: LimitMethods): CgroupUsage 
   return {
     liveProcs: methods['max-procs'] === 'cgroup.procs' ? (readCgroupPids(cgroup.path)?.length ?? null) : null,
     cpuMs: usec === null ? null : usec / 1000,
-    memoryBytes: methods['max-memory'] === 'memory.current' ? readCgroupMemoryBytes(cgroup.path) : null,
+    memoryBytes: methods['max-memory'] === 'memory.stat' ? readCgroupMemoryBytes(cgroup.path) : null,
   };
 }
 

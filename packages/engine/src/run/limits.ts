@@ -72,9 +72,9 @@ export type LimitEnforcement = 'polling' | 'cgroup';
 /**
  * What one limit was checked against: the owned tree's table (`polling`), the run cgroup's
  * `cgroup.procs` (every live member, escapees included), `cpu.stat` usage_usec (exact, exited
- * members included), `memory.current` (with the memory controller), or the output clock.
+ * members included), `memory.stat` anon + file_mapped (with the memory controller), or the output clock.
  */
-export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.current', 'output'] as const;
+export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.stat', 'output'] as const;
 export type LimitMethod = (typeof LIMIT_METHODS)[number];
 export type LimitMethods = Partial<Record<LimitName, LimitMethod>>;
 

@@ -143,19 +143,20 @@ describe('tree usage accounting', () => {
 });
 
 describe('limit checker', () => {
-  it('with a run cgroup: procs and CPU from its files, memory from memory.current only with the memory controller', () => {
+  it('with a run cgroup: procs and CPU from its files, memory from memory.stat only with the memory controller', () => {
     // A directory standing in for a cgroup with the memory controller, which this machine's cgroup2 lacks.
     const dir = makeTempDir();
     try {
       writeFileSync(join(dir, 'cgroup.procs'), '10\n11\n12\n');
       writeFileSync(join(dir, 'cpu.stat'), 'usage_usec 2500000\nuser_usec 2000000\n');
-      writeFileSync(join(dir, 'memory.current'), `${600 * MIB}\n`);
+      // Resident: anon + file_mapped; the 4 GiB of page cache (file) must not count.
+      writeFileSync(join(dir, 'memory.stat'), `anon ${500 * MIB}\nfile ${4096 * MIB}\nfile_mapped ${100 * MIB}\n`);
       const limits = { maxMemoryBytes: 512 * MIB, maxProcs: 2, maxCpuSeconds: 2, idleTimeoutSeconds: 60 };
       const table = fakeTable([member(10, 1, 0)]);
       const owned = [{ pid: 10, startTime: 's10' }];
       const withMemory = createLimitChecker(limits, () => 0, { path: dir, controllers: ['memory', 'pids'] });
       expect(withMemory.methods).toEqual({
-        'max-memory': 'memory.current',
+        'max-memory': 'memory.stat',
         'max-procs': 'cgroup.procs',
         'max-cpu': 'cpu.stat',
         'idle-timeout': 'output',
