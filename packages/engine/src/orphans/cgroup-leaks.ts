@@ -10,7 +10,7 @@ import { basename, dirname } from 'node:path';
 import type { LedgerRecord } from '../ledger/records.js';
 import { isCgroupPopulated, readCgroupPids, removeRunCgroup } from '../run/cgroup.js';
 import { CGROUP_HOME_NAME } from '../run/cgroup-probe.js';
-import { isZombie, type ProcessTable } from '../table/types.js';
+import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
 import type { MemberMatch } from './membership.js';
 
 export interface RecordedCgroup {
@@ -32,10 +32,18 @@ function isRunCgroupPath(path: string, runId: string): boolean {
   return path.startsWith('/') && basename(path) === runId && basename(dirname(path)) === CGROUP_HOME_NAME;
 }
 
-/** Each `--cgroup` run's recorded cgroup, for the runs named in `runIds` (those that are over). */
+/**
+ * Each `--cgroup` run's recorded cgroup, for the runs named in `runIds` (those that are over).
+ * A run that kept descendants on purpose (`keepDescendants`) is left out: what its cgroup holds
+ * was released, never leaked.
+ */
 export function recordedCgroups(records: readonly LedgerRecord[], runIds: ReadonlySet<string>): RecordedCgroup[] {
   const found = new Map<string, RecordedCgroup>();
+  const kept = new Set(
+    records.flatMap((record) => (record.kind === 'run_end' && (record.kept?.length ?? 0) > 0 ? [record.runId] : [])),
+  );
   for (const record of records) {
+    if (record.kind === 'run_start' && kept.has(record.runId)) continue;
     if (record.kind !== 'run_start' || record.cgroup === undefined || !runIds.has(record.runId)) continue;
     if (!isRunCgroupPath(record.cgroup, record.runId)) continue;
     found.set(record.runId, { runId: record.runId, leaseId: record.leaseId ?? null, path: record.cgroup });
@@ -48,14 +56,20 @@ export function findCgroupMembers(
   table: ProcessTable,
   cgroups: readonly RecordedCgroup[],
   excludePids: ReadonlySet<number>,
+  kept: readonly ProcessIdentity[] = [],
 ): MemberMatch[] {
+  const keptKeys = new Set(kept.map(identityKey));
   const members: MemberMatch[] = [];
   for (const cgroup of cgroups) {
+    const inside: MemberMatch[] = [];
     for (const pid of readCgroupPids(cgroup.path) ?? []) {
       const entry = table.entries.get(pid);
       if (entry === undefined || isZombie(entry) || excludePids.has(pid)) continue;
-      members.push({ entry, runId: cgroup.runId, leaseId: cgroup.leaseId, reasons: [cgroupReason(cgroup.path)] });
+      inside.push({ entry, runId: cgroup.runId, leaseId: cgroup.leaseId, reasons: [cgroupReason(cgroup.path)] });
     }
+    // A kept process (known from a lease file) in it: its whole cgroup is released, not leaked.
+    if (inside.some(({ entry }) => keptKeys.has(identityKey(entry)))) continue;
+    members.push(...inside);
   }
   return members;
 }

@@ -87,7 +87,7 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
     kept: index.kept,
     readCookies,
   });
-  const matches = mergeCgroupMembers(byCookieAndTree, findCgroupMembers(table, cgroups, exclude));
+  const matches = mergeCgroupMembers(byCookieAndTree, findCgroupMembers(table, cgroups, exclude, index.kept));
   const unregistered = findUnregistered(table, index, readCookies, exclude, new Set(matches.map((m) => m.entry.pid)));
   return {
     groups: [...groupOver(matches, index, cgroups), ...unregistered],

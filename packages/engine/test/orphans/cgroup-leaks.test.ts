@@ -22,6 +22,7 @@ import {
 import { CGROUP_HOME_NAME, probeCgroup } from '../../src/run/cgroup-probe.js';
 import { ensureStateDir, type StatePaths } from '../../src/state/state-dir.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
+import type { ProcessIdentity } from '../../src/table/types.js';
 import {
   fixturePath,
   isRunning,
@@ -35,8 +36,8 @@ import {
 const PROBE = probeCgroup();
 if (!PROBE.available) console.warn(`orphans cgroup tests skipped: ${PROBE.reason}`);
 
-/** A run that started with a cgroup and ended: its cgroup must be empty by now. */
-function recordEndedRun(paths: StatePaths, runId: string, cgroup: string): void {
+/** A run that started with a cgroup and ended (having kept `kept` on purpose, if given). */
+function recordEndedRun(paths: StatePaths, runId: string, cgroup: string, kept: readonly ProcessIdentity[] = []): void {
   const by = { role: 'test' as const, pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '' };
   appendLedgerRecord(
     paths.ledgerFile,
@@ -55,6 +56,7 @@ function recordEndedRun(paths: StatePaths, runId: string, cgroup: string): void 
       killAttempts: 0,
       survivors: [],
       cgroup,
+      ...(kept.length > 0 ? { kept } : {}),
     },
     by,
   );
@@ -80,10 +82,9 @@ describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', ()
     return { paths: ensureStateDir(home), runId, cgroup };
   }
 
-  it('a process left in an ended run’s cgroup is a leak by that evidence alone; --clean ends it and removes the cgroup', async () => {
-    const { paths, runId, cgroup } = setup();
+  /** A cookie-less process (cwd "/") placed in `cgroup`, tracked for cleanup. */
+  async function placeProcess(cgroup: RunCgroup): Promise<number> {
     const [command, args] = cgroupShim(cgroup, process.execPath, [fixturePath('run-forever.mjs'), 'left']);
-    // No run cookie, cwd "/": nothing but the cgroup ties it to the run.
     const child = spawn(command, args, {
       detached: true,
       stdio: 'ignore',
@@ -92,6 +93,23 @@ describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', ()
     });
     const pid = tracker.trackChild(child, { detached: true });
     await pollUntil(() => readCgroupPids(cgroup.path)?.includes(pid), { description: 'the process in its cgroup' });
+    return pid;
+  }
+
+  it('what a run kept on purpose stays in its cgroup, never reported as a leak', async () => {
+    const { paths, runId, cgroup } = setup();
+    const pid = await placeProcess(cgroup);
+    recordEndedRun(paths, runId, cgroup.path, [{ pid, startTime: readProcEntry(pid)?.startTime ?? '' }]);
+    const scan = findOrphans({ paths });
+    expect(scan.groups.filter((g) => g.runId === runId)).toEqual([]);
+    expect(isRunning(pid)).toBe(true);
+    expect(existsSync(cgroup.path)).toBe(true);
+  });
+
+  it('a process left in an ended run’s cgroup is a leak by that evidence alone; --clean ends it and removes the cgroup', async () => {
+    const { paths, runId, cgroup } = setup();
+    // No run cookie, cwd "/": nothing but the cgroup ties it to the run.
+    const pid = await placeProcess(cgroup);
     recordEndedRun(paths, runId, cgroup.path);
 
     const scan = findOrphans({ paths });
