@@ -90,9 +90,22 @@ export function findCgroup2Mount(mountinfo: string): string | null {
   return null;
 }
 
-/** Our own cgroup v2 path (`0::/PATH` in /proc/self/cgroup) and its ancestors, deepest first, then the mount root. */
-function candidatePaths(selfCgroup: string, uid: number): string[] {
-  const own = /^0::(\/.*)$/m.exec(selfCgroup)?.[1] ?? '/';
+/** Our own cgroup v2 path, from `0::/PATH` in /proc/self/cgroup. */
+function ownCgroup(selfCgroup: string): string {
+  return /^0::(\/.*)$/m.exec(selfCgroup)?.[1] ?? '/';
+}
+
+/** The deepest cgroup both paths are under (`/a/b`, `/a/c/d` → `/a`). */
+export function commonAncestor(first: string, second: string): string {
+  const a = first.split('/').filter(Boolean);
+  const b = second.split('/').filter(Boolean);
+  let shared = 0;
+  while (shared < a.length && a[shared] === b[shared]) shared += 1;
+  return `/${a.slice(0, shared).join('/')}`;
+}
+
+/** Our own cgroup and its ancestors, deepest first, then the user manager's delegation and the mount root. */
+function candidatePaths(own: string, uid: number): string[] {
   const paths: string[] = [];
   for (let path = own; path !== '/' && path !== ''; path = path.slice(0, path.lastIndexOf('/')) || '/') {
     paths.push(path);
@@ -117,10 +130,20 @@ export function probeCgroup(deps: CgroupProbeDeps = defaultCgroupProbeDeps()): C
   const mount = findCgroup2Mount(mountinfo);
   if (mount === null) return { available: false, reason: 'no cgroup2 file system is mounted' };
   let writableWithoutKill: string | null = null;
-  for (const relative of candidatePaths(deps.readText('/proc/self/cgroup') ?? '', deps.uid)) {
+  let unreachable: string | null = null;
+  const own = ownCgroup(deps.readText('/proc/self/cgroup') ?? '');
+  for (const relative of candidatePaths(own, deps.uid)) {
     const path = relative === '/' ? mount : join(mount, relative);
     const controllers = deps.readText(join(path, 'cgroup.controllers'));
     if (controllers === null || !deps.isOwnWritableDir(path, deps.uid)) continue;
+    // The kernel lets a process move itself only with write access to the cgroup.procs of the
+    // common ancestor of where it is and where it goes (a login shell's session scope cannot
+    // enter user@UID.service: their common ancestor is root's).
+    const ancestor = commonAncestor(own, relative);
+    if (!deps.isOwnWritableDir(ancestor === '/' ? mount : join(mount, ancestor), deps.uid)) {
+      unreachable ??= `${path} is ours, but moving there from ${own} needs write access to ${ancestor} (start treewarden inside it, e.g. systemd-run --user --scope)`;
+      continue;
+    }
     if (!hasKill(deps, path)) {
       writableWithoutKill ??= path;
       continue;
@@ -131,7 +154,7 @@ export function probeCgroup(deps: CgroupProbeDeps = defaultCgroupProbeDeps()): C
     writableWithoutKill === null ? '' : `; ${writableWithoutKill} is writable but has no cgroup.kill (kernel < 5.14)`;
   return {
     available: false,
-    reason: `no cgroup v2 directory under ${mount} is owned and writable by uid ${deps.uid}${noKill}`,
+    reason: `no cgroup v2 directory under ${mount} is owned and writable by uid ${deps.uid}${noKill}${unreachable === null ? '' : `; ${unreachable}`}`,
   };
 }
 

@@ -6,7 +6,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { type CgroupProbeDeps, findCgroup2Mount, probeCgroup, requireCgroup } from '../../src/run/cgroup-probe.js';
+import {
+  type CgroupProbeDeps,
+  commonAncestor,
+  findCgroup2Mount,
+  probeCgroup,
+  requireCgroup,
+} from '../../src/run/cgroup-probe.js';
 import { createLimitChecker } from '../../src/run/limit-check.js';
 import type { RunLimits } from '../../src/run/limits.js';
 import { MAX_MEMORY_LIMIT_BYTES, parseSize } from '../../src/run/limits.js';
@@ -223,7 +229,23 @@ describe('cgroup v2 probe', () => {
     expect(findCgroup2Mount('22 1 0:21 / /proc rw - proc proc rw\n')).toBeNull();
   });
 
-  it('finds the systemd --user delegation from a login session scope, with its controllers', () => {
+  it('uses the systemd --user delegation from inside it (a scope the user manager started), with its controllers', () => {
+    const service = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
+    const probe = probeCgroup(
+      deps(
+        {
+          '/proc/self/mountinfo': MOUNTINFO_UNIFIED,
+          '/proc/self/cgroup': '0::/user.slice/user-1000.slice/user@1000.service/app.slice/run-u7.scope\n',
+          [`${service}/cgroup.controllers`]: 'cpu memory pids\n',
+        },
+        [service],
+        [`${service}/cgroup.kill`],
+      ),
+    );
+    expect(probe).toEqual({ available: true, path: service, controllers: ['cpu', 'memory', 'pids'] });
+  });
+
+  it('refuses the delegation from a login session scope: the kernel would not let the worker move in', () => {
     const service = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
     const probe = probeCgroup(
       deps(
@@ -236,7 +258,15 @@ describe('cgroup v2 probe', () => {
         [`${service}/cgroup.kill`],
       ),
     );
-    expect(probe).toEqual({ available: true, path: service, controllers: ['cpu', 'memory', 'pids'] });
+    expect(probe).toEqual({
+      available: false,
+      reason:
+        'no cgroup v2 directory under /sys/fs/cgroup is owned and writable by uid 1000; ' +
+        `${service} is ours, but moving there from /user.slice/user-1000.slice/session-3.scope needs write access to ` +
+        '/user.slice/user-1000.slice (start treewarden inside it, e.g. systemd-run --user --scope)',
+    });
+    expect(commonAncestor('/a/b', '/a/c/d')).toBe('/a');
+    expect(commonAncestor('/', '/x')).toBe('/');
   });
 
   it('as root on a hybrid hierarchy, uses the cgroup2 mount once a child of ours shows cgroup.kill', () => {
