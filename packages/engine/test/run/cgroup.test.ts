@@ -4,18 +4,27 @@
  * limits read the cgroup's exact counters, and every run's cgroup directory is gone afterwards.
  * Skipped, saying why, only where no writable cgroup2 exists; on the project's machines it runs.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/ledger/read.js';
 import { recordRun } from '../../src/ledger/record-run.js';
-import { killRunCgroup, removeRunCgroup } from '../../src/run/cgroup.js';
+import {
+  cgroupShim,
+  createRunCgroup,
+  killRunCgroup,
+  readCgroupPids,
+  removeRunCgroup,
+  sweepEmptyRunCgroups,
+} from '../../src/run/cgroup.js';
 import { CGROUP_HOME_NAME, probeCgroup } from '../../src/run/cgroup-probe.js';
 import type { Run } from '../../src/run/types.js';
 import {
   fixturePath,
   isRunning,
   type ProcessTracker,
+  pollUntil,
   readReportedPids,
   readReports,
   useProcessTracker,
@@ -238,6 +247,29 @@ describe.skipIf(!PROBE.available)('runs in their own cgroup v2 (real processes)'
     const outcome = await run.outcome;
     expect(outcome.classification).toBe('missing_binary');
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('the leftover sweep removes an empty cgroup of a run that is over, never a young or a populated one', async () => {
+    if (!PROBE.available) return;
+    const stamp = `${process.pid}-${Date.now()}`;
+    const over = createRunCgroup(PROBE, `sweep-over-${stamp}`);
+    const young = createRunCgroup(PROBE, `sweep-young-${stamp}`);
+    const busy = createRunCgroup(PROBE, `sweep-busy-${stamp}`);
+    const paths = [over.path, young.path, busy.path];
+    try {
+      const [command, args] = cgroupShim(busy, process.execPath, [fixturePath('run-forever.mjs'), 'busy']);
+      const pid = tracker.trackChild(spawn(command, args, { detached: true, stdio: 'ignore' }), { detached: true });
+      await pollUntil(() => readCgroupPids(busy.path)?.includes(pid), { description: 'the busy cgroup populated' });
+      const removed = sweepEmptyRunCgroups(PROBE.path, new Set([`sweep-over-${stamp}`, `sweep-busy-${stamp}`]));
+      expect(removed.filter((path) => paths.includes(path))).toEqual([over.path]);
+      expect(existsSync(young.path)).toBe(true); // created just now: maybe a run being launched
+      expect(existsSync(busy.path)).toBe(true); // populated: a leak for orphans, never lost
+    } finally {
+      for (const path of paths) {
+        await killRunCgroup(path);
+        removeRunCgroup(path);
+      }
+    }
   });
 
   it('refuses a run id that could climb out of the cgroup home, before launch', () => {
