@@ -5,7 +5,7 @@
  * in, and a process cannot leave by setsid, double fork or clearing its environment, so every
  * member is the run's. That is why `cgroup.kill` needs no identity check per member.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pollUntil } from '../runtime/wait.js';
 import { CGROUP_DIR_MODE, CGROUP_HOME_NAME, type CgroupProbe } from './cgroup-probe.js';
@@ -14,12 +14,6 @@ import { RunSpecError } from './spec-error.js';
 /** How long a `cgroup.kill` may take to empty the cgroup (SIGKILL; only D-state sleepers delay it). */
 export const CGROUP_EMPTY_WAIT_MS = 5000;
 export const CGROUP_EMPTY_POLL_MS = 20;
-/**
- * An empty run cgroup older than this belongs to a run that is over: a live run's cgroup is
- * empty only between its creation and the shim entering it (milliseconds), or while it is being
- * removed. Younger ones are left alone so a sweep never races a run being launched.
- */
-export const CGROUP_LEFTOVER_MIN_AGE_MS = 60_000;
 /** Controllers we enable for the runs where the parent offers them (exact memory and process counts). */
 const WANTED_CONTROLLERS = ['memory', 'pids'] as const;
 
@@ -180,42 +174,5 @@ export function removeRunCgroup(path: string): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
-}
-
-/**
- * Removes the empty cgroups of runs that are over (older than CGROUP_LEFTOVER_MIN_AGE_MS, or
- * named in `overRunIds`) under `<parent>/treewarden`; returns the paths removed. Populated ones
- * stay: those are leaks, for `orphans` to report.
- */
-export function sweepEmptyRunCgroups(
-  parentPath: string,
-  overRunIds: ReadonlySet<string> = new Set(),
-  nowMs: number = Date.now(),
-): string[] {
-  const home = join(parentPath, CGROUP_HOME_NAME);
-  let names: string[];
-  try {
-    names = readdirSync(home, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const path = join(home, name);
-    if (isCgroupPopulated(path) !== false) continue;
-    if (!overRunIds.has(name) && !isOlderThan(path, CGROUP_LEFTOVER_MIN_AGE_MS, nowMs)) continue;
-    if (removeRunCgroup(path)) removed.push(path);
-  }
-  return removed;
-}
-
-function isOlderThan(path: string, ageMs: number, nowMs: number): boolean {
-  try {
-    return nowMs - statSync(path).ctimeMs >= ageMs;
-  } catch {
-    return false;
   }
 }

@@ -10,6 +10,7 @@ export { OUTPUT_DRAIN_MS } from './capture-output.js';
 export * from './cgroup.js';
 export * from './cgroup-end.js';
 export * from './cgroup-probe.js';
+export * from './cgroup-sweep.js';
 export * from './launch.js';
 export * from './limit-check.js';
 export * from './limits.js';

@@ -14,9 +14,10 @@ import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import type { AdoptedRootExit } from './adopted-root.js';
 import { type CapturedOutput, captureOutput } from './capture-output.js';
-import { createRunCgroup, type RunCgroup, removeRunCgroup, sweepEmptyRunCgroups } from './cgroup.js';
+import { createRunCgroup, type RunCgroup, removeRunCgroup } from './cgroup.js';
 import { endRunCgroup, readCgroupMembers } from './cgroup-end.js';
 import { CGROUP_HOME_NAME, type CgroupProbe } from './cgroup-probe.js';
+import { sweepEmptyRunCgroups } from './cgroup-sweep.js';
 import { launchWorker } from './launch.js';
 import { createLimitChecker, describeTrip, type LimitChecker } from './limit-check.js';
 import {

@@ -10,15 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLedger } from '../../src/ledger/read.js';
 import { recordRun } from '../../src/ledger/record-run.js';
-import {
-  cgroupShim,
-  createRunCgroup,
-  killRunCgroup,
-  readCgroupPids,
-  removeRunCgroup,
-  sweepEmptyRunCgroups,
-} from '../../src/run/cgroup.js';
+import { cgroupShim, createRunCgroup, killRunCgroup, readCgroupPids, removeRunCgroup } from '../../src/run/cgroup.js';
 import { CGROUP_HOME_NAME, probeCgroup } from '../../src/run/cgroup-probe.js';
+import { sweepEmptyRunCgroups } from '../../src/run/cgroup-sweep.js';
 import type { Run } from '../../src/run/types.js';
 import {
   fixturePath,
