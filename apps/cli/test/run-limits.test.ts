@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { CGROUP_HOME_NAME, probeCgroup } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli } from '../../../test-support/cli-helpers.js';
 import {
@@ -51,7 +52,7 @@ describe('treewarden run limits', () => {
     [['--max-cpu', '0'], 'max-cpu 0 is below MIN_CPU_LIMIT_SECONDS (1)'],
     [['--max-cpu', 'lots'], 'max-cpu "lots" is not a number of seconds'],
     [['--idle-timeout=-1'], 'idle-timeout -1 is below MIN_IDLE_TIMEOUT_SECONDS (1)'],
-    [['--cgroup', '--max-procs', '5'], 'cgroup: '],
+    [['--cgroup', '--max-procs', '0'], 'max-procs 0 is below MIN_PROCS_LIMIT (1)'],
   ])('refuses %j with exit 2 before launching anything', async (flags, message) => {
     const { dir, env } = testEnv();
     const marker = join(dir, 'launched');
@@ -118,6 +119,47 @@ describe('treewarden run limits', () => {
       );
       expect(result.code).toBe(124);
       expect(result.stderr).toMatch(/treewarden: stalled .*no output for \d+\.\d s \(idle-timeout 1 s\)/);
+      for (const reported of readReports(reportFile)) expect(isRunning(reported.pid)).toBe(false);
+    },
+    CLI_LIMIT_TEST_TIMEOUT_MS,
+  );
+
+  const cgroupProbe = probeCgroup();
+  it.skipIf(!cgroupProbe.available)(
+    '--cgroup --max-procs counts the run cgroup: cookie-less double-forked daemons trip it, exit 124, the cgroup is gone',
+    async () => {
+      const { reportFile, env } = testEnv();
+      const result = await runCli(
+        [
+          'run',
+          '--json',
+          '--cgroup',
+          '--timeout',
+          BOUNDING_TIMEOUT,
+          '--max-procs',
+          '4',
+          '--',
+          process.execPath,
+          // Cookie-less daemons one after another: only they pass 4 (root + ≥ 3 daemons + ≤ 1 middle).
+          fixturePath('stealth-pile.mjs'),
+          '6',
+        ],
+        env,
+      );
+      for (const reported of readReports(reportFile)) tracker.trackPid(reported.pid);
+      expect(result.code).toBe(124);
+      const outcome = JSON.parse(result.stdout) as Record<string, unknown> & { cgroup: string; runId: string };
+      expect(outcome).toMatchObject({
+        classification: 'process_limit',
+        survivors: [],
+        limitEnforcement: 'cgroup',
+        limitMethods: { 'max-procs': 'cgroup.procs' },
+      });
+      const home = cgroupProbe.available ? join(cgroupProbe.path, CGROUP_HOME_NAME) : '';
+      expect(outcome.cgroup).toBe(join(home, outcome.runId));
+      expect(existsSync(outcome.cgroup)).toBe(false);
+      // The third daemon started only after the second reported: at least two did.
+      expect(readReports(reportFile).filter((r) => r.role === 'stealth').length).toBeGreaterThanOrEqual(2);
       for (const reported of readReports(reportFile)) expect(isRunning(reported.pid)).toBe(false);
     },
     CLI_LIMIT_TEST_TIMEOUT_MS,

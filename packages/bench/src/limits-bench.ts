@@ -17,6 +17,7 @@ import {
   readStatFields,
   startRun,
 } from '@treewarden/engine';
+import { runCgroupBench } from './cgroup-bench.js';
 import { createLoad } from './pause-load.js';
 import { formatMs, formatRatio, markdownTable, median, sleep } from './util.js';
 
@@ -206,5 +207,7 @@ export async function runLimitsBench(): Promise<string> {
     `Balloon: max-memory ${BALLOON_LIMIT_BYTES / MIB} MiB, ${BALLOON_RUNS} runs; the crossing is seen by a side sampler every ${SAMPLER_INTERVAL_MS} ms.`,
     balloonTable,
     `Target: ended within one refresh interval (${RUN_POLL_INTERVAL_MS} ms) of crossing → ${within ? 'met' : 'MISSED'} (median).`,
+    '#### cgroup path beside polling',
+    await runCgroupBench(),
   ].join('\n\n');
 }

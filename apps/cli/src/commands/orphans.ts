@@ -38,6 +38,7 @@ function groupJson(group: OrphanGroup) {
     leaseId: group.leaseId,
     kind: group.kind,
     why: group.why,
+    ...(group.cgroup === undefined ? {} : { cgroup: group.cgroup }),
     processes: group.members.map(({ entry, reasons }) => ({
       pid: entry.pid,
       startTime: entry.startTime,
@@ -63,6 +64,9 @@ function cleanedJson(cleaned: CleanedGroup) {
         ? { error: report.error ?? report.outcome?.error }
         : {}),
     })),
+    ...(cleaned.cgroup === undefined
+      ? {}
+      : { cgroupKill: { killed: cleaned.cgroup.killed, survivors: cleaned.cgroup.survivors } }),
   };
 }
 
@@ -80,14 +84,18 @@ function formatGroup(group: OrphanGroup): string {
 }
 
 function formatCleaned(cleaned: CleanedGroup): string {
-  return cleaned.reports
-    .map((report) => {
-      const result = report.outcome?.result ?? `error: ${report.error}`;
-      const survivors = report.outcome?.survivors.map((s) => s.pid) ?? [];
-      const tail = survivors.length > 0 ? `, survivors ${survivors.join(' ')}` : '';
-      return `  ended tree of ${report.root.entry.pid}: ${result}${tail}`;
-    })
-    .join('\n');
+  const lines = cleaned.reports.map((report) => {
+    const result = report.outcome?.result ?? `error: ${report.error}`;
+    const survivors = report.outcome?.survivors.map((s) => s.pid) ?? [];
+    const tail = survivors.length > 0 ? `, survivors ${survivors.join(' ')}` : '';
+    return `  ended tree of ${report.root.entry.pid}: ${result}${tail}`;
+  });
+  const cgroup = cleaned.cgroup;
+  if (cgroup !== undefined && (cgroup.killed.length > 0 || cgroup.survivors.length > 0)) {
+    const tail = cgroup.survivors.length > 0 ? `, survivors ${cgroup.survivors.map((s) => s.pid).join(' ')}` : '';
+    lines.push(`  cgroup.kill ${cleaned.group.cgroup}: ended ${cgroup.killed.length}${tail}`);
+  }
+  return lines.join('\n');
 }
 
 async function main(argv: readonly string[]): Promise<number> {

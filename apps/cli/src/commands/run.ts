@@ -1,6 +1,6 @@
 /**
  * `treewarden run [--timeout S] [--grace S] [--max-memory SIZE] [--max-procs N] [--max-cpu S]
- * [--idle-timeout S] [--cwd DIR] [--json] [--keep-descendants] -- CMD [ARGS…]`
+ * [--idle-timeout S] [--cgroup] [--cwd DIR] [--json] [--keep-descendants] -- CMD [ARGS…]`
  * Runs CMD in its own session under the engine's run supervisor and exits with a status that
  * says how it ended. SIGINT/SIGTERM/SIGHUP to the CLI cancel the run with the tree kill.
  */
@@ -114,6 +114,8 @@ export function toJson(outcome: RunOutcome): Record<string, unknown> {
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
     ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
+    ...(outcome.limitMethods === undefined ? {} : { limitMethods: outcome.limitMethods }),
+    ...(outcome.cgroup === undefined ? {} : { cgroup: outcome.cgroup }),
   };
 }
 

@@ -7,6 +7,8 @@
 
 import { type EndReport, endMembers } from '../orphans/end-members.js';
 import { findRunMembers, type MemberMatch } from '../orphans/membership.js';
+import { removeRunCgroup } from '../run/cgroup.js';
+import { endRunCgroup } from '../run/cgroup-end.js';
 import type { Run } from '../run/types.js';
 import { withDeadline } from '../runtime/wait.js';
 import type { ProcessIdentity } from '../table/types.js';
@@ -80,12 +82,34 @@ export async function sweepLease(input: SweepInput): Promise<EndSummary> {
     input.deps.containment.reap(zombieChildren(input));
     members = findMembers(input);
   }
+  const cgroupSurvivors = await endRunCgroups(input);
   input.deps.containment.reap(zombieChildren(input));
   return {
     runsEnded: going.map(({ info }) => info.runId),
     reports,
-    survivors: (members ?? []).map(({ entry }) => ({ pid: entry.pid, startTime: entry.startTime })),
+    survivors: [
+      ...(members ?? []).map(({ entry }) => ({ pid: entry.pid, startTime: entry.startTime })),
+      ...cgroupSurvivors,
+    ],
   };
+}
+
+/**
+ * After the tree kills: `cgroup.kill` for each run cgroup still populated (a run's own end
+ * normally empties and removes it; a cancelled run that outlived RUNS_END_WAIT_MS, or a member
+ * nobody could tie to the lease, is still there). Its membership is exact, so nothing else is hit.
+ * Runs that kept descendants on purpose keep them.
+ */
+async function endRunCgroups(input: SweepInput): Promise<ProcessIdentity[]> {
+  const survivors: ProcessIdentity[] = [];
+  for (const { run, info } of input.runs) {
+    if (run.cgroup == null || (info.kept?.length ?? 0) > 0) continue;
+    const end = await endRunCgroup(run.cgroup);
+    if (end.error !== undefined) input.deps.log?.(end.error);
+    survivors.push(...end.survivors);
+    removeRunCgroup(run.cgroup.path);
+  }
+  return survivors;
 }
 
 /** Adopted zombies to reap by pid now that the lease is over (run roots are libuv's to reap). */

@@ -14,7 +14,7 @@ import type { LedgerActor } from './records.js';
 
 export function recordRunStart(
   ledgerFile: string,
-  run: Pick<Run, 'id' | 'leaseId' | 'identity'>,
+  run: Pick<Run, 'id' | 'leaseId' | 'identity'> & Partial<Pick<Run, 'cgroup' | 'limitMethods'>>,
   spec: RunSpec,
   actor: LedgerActor,
   runDir?: string,
@@ -35,10 +35,14 @@ export function recordRunStart(
       startTime: run.identity?.startTime ?? null,
       timeoutSeconds,
       deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
-      // Only the polling path is built (run/cgroup-probe.ts says why).
       ...(spec.limits !== undefined && hasLimits(spec.limits)
-        ? { limits: spec.limits, limitEnforcement: 'polling' as const }
+        ? {
+            limits: spec.limits,
+            limitEnforcement: run.cgroup != null ? ('cgroup' as const) : ('polling' as const),
+            ...(run.limitMethods === undefined ? {} : { limitMethods: run.limitMethods }),
+          }
         : {}),
+      ...(run.cgroup != null ? { cgroup: run.cgroup.path } : {}),
     },
     actor,
   );
@@ -61,6 +65,8 @@ export function recordRunEnd(ledgerFile: string, outcome: RunOutcome, leaseId: s
       ...((outcome.kept?.length ?? 0) > 0 ? { kept: outcome.kept } : {}),
       ...(outcome.limit === undefined ? {} : { limit: outcome.limit }),
       ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
+      ...(outcome.limitMethods === undefined ? {} : { limitMethods: outcome.limitMethods }),
+      ...(outcome.cgroup === undefined ? {} : { cgroup: outcome.cgroup }),
     },
     actor,
   );

@@ -4,7 +4,7 @@
  * without a newline, and the next writer's record is glued onto it.
  */
 import type { KillResult, SignalName } from '../kill/types.js';
-import type { LimitEnforcement, LimitTrip, RunLimits } from '../run/limits.js';
+import type { LimitEnforcement, LimitMethods, LimitTrip, RunLimits } from '../run/limits.js';
 import type { Classification } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
@@ -59,6 +59,10 @@ export interface RunStartRecord extends RecordBase {
   /** The run's limits, when it had any, and the path that enforces them. */
   readonly limits?: RunLimits;
   readonly limitEnforcement?: LimitEnforcement;
+  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.stat, polling, output). */
+  readonly limitMethods?: LimitMethods;
+  /** The run's own cgroup v2 directory, when it had one. */
+  readonly cgroup?: string;
 }
 
 export interface RunEndRecord extends RecordBase {
@@ -85,6 +89,10 @@ export interface RunEndRecord extends RecordBase {
   /** The limit that ended the run: name (`max-memory`, …), configured value, observed value. */
   readonly limit?: LimitTrip;
   readonly limitEnforcement?: LimitEnforcement;
+  /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.stat, polling, output). */
+  readonly limitMethods?: LimitMethods;
+  /** The run's own cgroup v2 directory, when it had one. */
+  readonly cgroup?: string;
 }
 
 /**

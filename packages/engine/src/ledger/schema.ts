@@ -5,6 +5,7 @@
  * shape is reported as invalid rather than half-trusted.
  */
 import { z } from 'zod';
+import { LIMIT_METHODS } from '../run/limits.js';
 import { CLASSIFICATIONS } from '../run/types.js';
 import { LEDGER_VERSION, type LedgerKind, type LedgerRecord } from './records.js';
 
@@ -26,8 +27,13 @@ const runLimitsSchema = z.looseObject({
   idleTimeoutSeconds: positiveNumber.optional(),
 });
 const limitEnforcementSchema = z.enum(['polling', 'cgroup']);
+const limitNameSchema = z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']);
+/** Per limit, what it was checked against (newer records; older ones have only limitEnforcement). */
+const limitMethodsSchema = z.partialRecord(limitNameSchema, z.enum(LIMIT_METHODS));
+/** The run's own cgroup v2 directory (`--cgroup`): orphans looks there for leftovers. */
+const cgroupPathSchema = z.string().startsWith('/').max(4096);
 const limitTripSchema = z.looseObject({
-  name: z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']),
+  name: limitNameSchema,
   value: z.number(),
   observed: z.number(),
 });
@@ -68,6 +74,8 @@ const runStart = z.looseObject({
   deadlineAt: z.string().optional(),
   limits: runLimitsSchema.optional(),
   limitEnforcement: limitEnforcementSchema.optional(),
+  limitMethods: limitMethodsSchema.optional(),
+  cgroup: cgroupPathSchema.optional(),
 });
 
 const runEnd = z.looseObject({
@@ -86,6 +94,8 @@ const runEnd = z.looseObject({
   kept: identities.optional(),
   limit: limitTripSchema.optional(),
   limitEnforcement: limitEnforcementSchema.optional(),
+  limitMethods: limitMethodsSchema.optional(),
+  cgroup: cgroupPathSchema.optional(),
 });
 
 const guardianLost = z.looseObject({

@@ -1,6 +1,8 @@
 /** `treewarden orphans --clean`: ends the groups found, with the revalidated tree kill, and reports. */
 import { killTree } from '../kill/kill-tree.js';
 import type { LedgerActor } from '../ledger/records.js';
+import { removeRunCgroup } from '../run/cgroup.js';
+import { type CgroupEnd, endRunCgroup } from '../run/cgroup-end.js';
 import type { StatePaths } from '../state/state-dir.js';
 import { type EndReport, endMembers, type KillTreeFn } from './end-members.js';
 import type { OrphanGroup, OrphanScan } from './find-orphans.js';
@@ -8,6 +10,8 @@ import type { OrphanGroup, OrphanScan } from './find-orphans.js';
 export interface CleanedGroup {
   readonly group: OrphanGroup;
   readonly reports: readonly EndReport[];
+  /** After the tree kills, `cgroup.kill` of the run's cgroup (when it had one). */
+  readonly cgroup?: CgroupEnd;
 }
 
 export interface CleanOptions {
@@ -33,16 +37,25 @@ export async function cleanOrphans(scan: OrphanScan, options: CleanOptions): Pro
       ...(options.actor !== undefined ? { actor: options.actor } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
-    cleaned.push({ group, reports });
+    const cgroup = group.cgroup === undefined ? undefined : await endCgroup(group.cgroup);
+    cleaned.push({ group, reports, ...(cgroup === undefined ? {} : { cgroup }) });
   }
   return cleaned;
 }
 
+/** The run is over, so all its cgroup holds is leaked (the membership is exact); then rmdir it. */
+async function endCgroup(path: string): Promise<CgroupEnd> {
+  const end = await endRunCgroup({ path, controllers: [] });
+  removeRunCgroup(path);
+  return end;
+}
+
 /** Identities still alive after cleaning, by the kills' own verification. */
 export function survivorsOf(cleaned: readonly CleanedGroup[]): number[] {
-  return cleaned.flatMap(({ reports }) =>
-    reports.flatMap((report) =>
+  return cleaned.flatMap(({ reports, cgroup }) => [
+    ...reports.flatMap((report) =>
       report.outcome === null ? [report.root.entry.pid] : report.outcome.survivors.map((s) => s.pid),
     ),
-  );
+    ...(cgroup?.survivors.map((s) => s.pid) ?? []),
+  ]);
 }

@@ -11,6 +11,13 @@ import { ancestorPids } from '../signal/guards.js';
 import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
+import {
+  findCgroupMembers,
+  mergeCgroupMembers,
+  type RecordedCgroup,
+  recordedCgroups,
+  removeEmptyCgroups,
+} from './cgroup-leaks.js';
 import { type CookieReader, findRunMembers, type MemberMatch, type RunAnchor } from './membership.js';
 import { buildRunIndex, type RunIndex } from './run-index.js';
 
@@ -23,6 +30,8 @@ export interface OrphanGroup {
   /** Why the run counts as over. */
   readonly why: string;
   readonly members: readonly MemberMatch[];
+  /** The run's own cgroup v2, when it had one: `--clean` ends what is left in it with cgroup.kill. */
+  readonly cgroup?: string;
 }
 
 /** A run whose supervisor is gone and whose end nobody recorded (see settle-ended.ts). */
@@ -66,7 +75,9 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
   const table = ownProcesses(options.table ?? readProcTable());
   const exclude = new Set([process.pid, ...ancestorPids(), ...index.guardians]);
   const over = [...index.runs.values()].filter((run) => run.over !== null);
-  const matches = findRunMembers(table, {
+  const cgroups = recordedCgroups(ledger.records, new Set(over.map((run) => run.runId)));
+  removeEmptyCgroups(cgroups);
+  const byCookieAndTree = findRunMembers(table, {
     anchors: over.map(
       (run): RunAnchor => ({ runId: run.runId, leaseId: run.leaseId, runDir: run.runDir, root: run.root }),
     ),
@@ -76,9 +87,10 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
     kept: index.kept,
     readCookies,
   });
+  const matches = mergeCgroupMembers(byCookieAndTree, findCgroupMembers(table, cgroups, exclude, index.kept));
   const unregistered = findUnregistered(table, index, readCookies, exclude, new Set(matches.map((m) => m.entry.pid)));
   return {
-    groups: [...groupOver(matches, index), ...unregistered],
+    groups: [...groupOver(matches, index, cgroups), ...unregistered],
     unended: over
       .filter((run) => run.startRecorded && !run.endRecorded)
       .map((run) => ({ runId: run.runId, leaseId: run.leaseId, why: run.over as string })),
@@ -107,7 +119,12 @@ function withoutReusedLeaders(table: ProcessTable, sessions: RunIndex['deadSessi
   );
 }
 
-function groupOver(matches: readonly MemberMatch[], index: RunIndex): OrphanGroup[] {
+function groupOver(
+  matches: readonly MemberMatch[],
+  index: RunIndex,
+  cgroups: readonly RecordedCgroup[],
+): OrphanGroup[] {
+  const cgroupOf = new Map(cgroups.map((cgroup) => [cgroup.runId, cgroup.path]));
   const groups = new Map<string, MemberMatch[]>();
   for (const match of matches) {
     const key = match.runId ?? `lease:${match.leaseId ?? '?'}`;
@@ -118,7 +135,8 @@ function groupOver(matches: readonly MemberMatch[], index: RunIndex): OrphanGrou
     const run = first.runId !== null ? index.runs.get(first.runId) : undefined;
     const leaseId = run?.leaseId ?? first.leaseId;
     const why = run?.over ?? (leaseId !== null ? index.deadLeases.get(leaseId) : undefined) ?? 'its lease is over';
-    return { runId: first.runId, leaseId, kind: 'over', why, members };
+    const cgroup = first.runId === null ? undefined : cgroupOf.get(first.runId);
+    return { runId: first.runId, leaseId, kind: 'over', why, members, ...(cgroup === undefined ? {} : { cgroup }) };
   });
 }
 

@@ -1,26 +1,38 @@
 /**
- * Is there a cgroup v2 subtree this user may manage (a `systemd --user` delegation such as
- * `user.slice/user-UID.slice/user@UID.service`)? With one, a run could get its own child cgroup:
- * exact accounting (memory.max, pids.max) and `cgroup.kill`. Only the probe is built: these
- * machines have no such subtree (a hybrid hierarchy whose cgroup2 mount carries neither the
- * memory nor the pids controller), so placement code could not be tested for real here, and an
- * untested kill path is not one users should trust. Limits are enforced by polling everywhere.
+ * Is there a cgroup v2 parent this user may manage? A usable parent is a directory of the cgroup2
+ * mount that we own and may write, under which a child cgroup has `cgroup.kill` (kernel ≥ 5.14).
+ * Two shapes are common: a `systemd --user` delegation (`user@UID.service`, usually with memory
+ * and pids), and, as root on a hybrid hierarchy, the cgroup2 mount itself (`/sys/fs/cgroup/unified`,
+ * often without memory and pids: those are on v1 there). Runs go to `<parent>/treewarden/<runId>`.
+ * The hierarchy's root never shows `cgroup.kill`, so there the probe creates our own `treewarden`
+ * directory and checks that one: a kill path we did not see is not one we promise.
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunSpecError } from './spec-error.js';
 
-/** The controllers a run's own cgroup needs: memory.max and pids.max. */
-export const REQUIRED_CGROUP_CONTROLLERS = ['memory', 'pids'] as const;
+/** The directory under the parent that holds one cgroup per run. */
+export const CGROUP_HOME_NAME = 'treewarden';
+/** Our cgroup directories: the owner alone may create or move processes into them. */
+export const CGROUP_DIR_MODE = 0o700;
 
 export type CgroupProbe =
-  | { readonly available: true; readonly path: string }
+  | {
+      readonly available: true;
+      /** The parent cgroup directory (the runs live in `<path>/treewarden/<runId>`). */
+      readonly path: string;
+      /** Controllers the parent offers (cgroup.controllers), e.g. `memory`, `pids`; may be empty. */
+      readonly controllers: readonly string[];
+    }
   | { readonly available: false; readonly reason: string };
 
 export interface CgroupProbeDeps {
   readonly readText: (path: string) => string | null;
   /** A directory owned by `uid` (or by root when uid is 0) that this process may write. */
   readonly isOwnWritableDir: (path: string, uid: number) => boolean;
+  readonly exists: (path: string) => boolean;
+  /** Creates our home directory (mode CGROUP_DIR_MODE) unless it exists; false when it cannot. */
+  readonly ensureHome: (path: string, uid: number) => boolean;
   readonly uid: number;
 }
 
@@ -34,7 +46,7 @@ function readText(path: string): string | null {
 
 function isOwnWritableDir(path: string, uid: number): boolean {
   try {
-    const stat = statSync(path);
+    const stat = lstatSync(path);
     accessSync(path, constants.W_OK);
     return stat.isDirectory() && stat.uid === uid;
   } catch {
@@ -42,7 +54,32 @@ function isOwnWritableDir(path: string, uid: number): boolean {
   }
 }
 
-const defaultDeps = (): CgroupProbeDeps => ({ readText, isOwnWritableDir, uid: process.getuid?.() ?? -1 });
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A home someone else created (another user, via a delegation) is never ours to use. */
+function ensureHome(path: string, uid: number): boolean {
+  try {
+    mkdirSync(path, { mode: CGROUP_DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  return isOwnWritableDir(path, uid);
+}
+
+export const defaultCgroupProbeDeps = (): CgroupProbeDeps => ({
+  readText,
+  isOwnWritableDir,
+  exists,
+  ensureHome,
+  uid: process.getuid?.() ?? -1,
+});
 
 /** The cgroup2 mount point, from mountinfo (field 5 is the mount point; the fs type follows ` - `). */
 export function findCgroup2Mount(mountinfo: string): string | null {
@@ -53,47 +90,79 @@ export function findCgroup2Mount(mountinfo: string): string | null {
   return null;
 }
 
-/** Our own cgroup v2 path (`0::/PATH` in /proc/self/cgroup) and its ancestors, deepest first. */
-function candidatePaths(selfCgroup: string, uid: number): string[] {
-  const own = /^0::(\/.*)$/m.exec(selfCgroup)?.[1] ?? '/';
+/** Our own cgroup v2 path, from `0::/PATH` in /proc/self/cgroup. */
+function ownCgroup(selfCgroup: string): string {
+  return /^0::(\/.*)$/m.exec(selfCgroup)?.[1] ?? '/';
+}
+
+/** The deepest cgroup both paths are under (`/a/b`, `/a/c/d` → `/a`). */
+export function commonAncestor(first: string, second: string): string {
+  const a = first.split('/').filter(Boolean);
+  const b = second.split('/').filter(Boolean);
+  let shared = 0;
+  while (shared < a.length && a[shared] === b[shared]) shared += 1;
+  return `/${a.slice(0, shared).join('/')}`;
+}
+
+/** Our own cgroup and its ancestors, deepest first, then the user manager's delegation and the mount root. */
+function candidatePaths(own: string, uid: number): string[] {
   const paths: string[] = [];
   for (let path = own; path !== '/' && path !== ''; path = path.slice(0, path.lastIndexOf('/')) || '/') {
     paths.push(path);
   }
   // A shell in a login session sits in session-N.scope; the delegation is the user manager's.
   paths.push(`/user.slice/user-${uid}.slice/user@${uid}.service`);
+  // Root may use the mount itself (a hybrid hierarchy's cgroup2 mount is root's alone).
+  paths.push('/');
   return [...new Set(paths)];
 }
 
-export function probeCgroup(deps: CgroupProbeDeps = defaultDeps()): CgroupProbe {
+/** Where `cgroup.kill` can be seen: in the parent, or (the hierarchy's root never has one) in our home. */
+function hasKill(deps: CgroupProbeDeps, parent: string): boolean {
+  if (deps.exists(join(parent, 'cgroup.kill'))) return true;
+  const home = join(parent, CGROUP_HOME_NAME);
+  return deps.ensureHome(home, deps.uid) && deps.exists(join(home, 'cgroup.kill'));
+}
+
+export function probeCgroup(deps: CgroupProbeDeps = defaultCgroupProbeDeps()): CgroupProbe {
   const mountinfo = deps.readText('/proc/self/mountinfo');
   if (mountinfo === null) return { available: false, reason: 'no /proc/self/mountinfo (cgroups are Linux only)' };
   const mount = findCgroup2Mount(mountinfo);
   if (mount === null) return { available: false, reason: 'no cgroup2 file system is mounted' };
-  const missing = new Set<string>();
-  for (const relative of candidatePaths(deps.readText('/proc/self/cgroup') ?? '', deps.uid)) {
-    const path = join(mount, relative);
+  let writableWithoutKill: string | null = null;
+  let unreachable: string | null = null;
+  const own = ownCgroup(deps.readText('/proc/self/cgroup') ?? '');
+  for (const relative of candidatePaths(own, deps.uid)) {
+    const path = relative === '/' ? mount : join(mount, relative);
     const controllers = deps.readText(join(path, 'cgroup.controllers'));
     if (controllers === null || !deps.isOwnWritableDir(path, deps.uid)) continue;
-    const have = new Set(controllers.trim().split(/\s+/));
-    const lacking = REQUIRED_CGROUP_CONTROLLERS.filter((name) => !have.has(name));
-    if (lacking.length === 0) return { available: true, path };
-    for (const name of lacking) missing.add(name);
+    // The kernel lets a process move itself only with write access to the cgroup.procs of the
+    // common ancestor of where it is and where it goes (a login shell's session scope cannot
+    // enter user@UID.service: their common ancestor is root's).
+    const ancestor = commonAncestor(own, relative);
+    if (!deps.isOwnWritableDir(ancestor === '/' ? mount : join(mount, ancestor), deps.uid)) {
+      unreachable ??= `${path} is ours, but moving there from ${own} needs write access to ${ancestor} (start treewarden inside it, e.g. systemd-run --user --scope)`;
+      continue;
+    }
+    if (!hasKill(deps, path)) {
+      writableWithoutKill ??= path;
+      continue;
+    }
+    return { available: true, path, controllers: controllers.trim().split(/\s+/).filter(Boolean) };
   }
-  const rootControllers = deps.readText(join(mount, 'cgroup.controllers'))?.trim() || 'none';
-  const lack = missing.size > 0 ? `; writable ones lack ${[...missing].join(', ')}` : '';
+  const noKill =
+    writableWithoutKill === null ? '' : `; ${writableWithoutKill} is writable but has no cgroup.kill (kernel < 5.14)`;
   return {
     available: false,
-    reason: `no writable cgroup v2 subtree of ours with memory and pids under ${mount} (its controllers: ${rootControllers})${lack}`,
+    reason: `no cgroup v2 directory under ${mount} is owned and writable by uid ${deps.uid}${noKill}${unreachable === null ? '' : `; ${unreachable}`}`,
   };
 }
 
-/** `cgroup: true` never reaches launch: refused with why, and what runs instead. */
-export function refuseCgroup(hasLimits: boolean, probe: () => CgroupProbe = probeCgroup): never {
-  if (!hasLimits) throw new RunSpecError('cgroup needs at least one limit (max-memory, max-procs, max-cpu)');
+/** `cgroup: true` where the probe found nothing: refused before launch with what it found. */
+export function requireCgroup(probe: () => CgroupProbe = probeCgroup): Extract<CgroupProbe, { available: true }> {
   const found = probe();
-  const why = found.available
-    ? `a delegated cgroup v2 subtree exists at ${found.path}, but cgroup placement is not built yet`
-    : `no delegated cgroup v2 subtree is available here: ${found.reason}`;
-  throw new RunSpecError(`cgroup: ${why}; without --cgroup the limits are enforced by polling the tree`);
+  if (found.available) return found;
+  throw new RunSpecError(
+    `cgroup: no usable cgroup v2 parent here: ${found.reason}; without --cgroup the tree is owned and its limits enforced by polling`,
+  );
 }

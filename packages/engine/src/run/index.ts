@@ -7,7 +7,10 @@ export {
   UNKNOWN_EXIT_NOTE,
 } from './adopted-root.js';
 export { OUTPUT_DRAIN_MS } from './capture-output.js';
+export * from './cgroup.js';
+export * from './cgroup-end.js';
 export * from './cgroup-probe.js';
+export * from './cgroup-sweep.js';
 export * from './launch.js';
 export * from './limit-check.js';
 export * from './limits.js';

@@ -4,7 +4,9 @@
  * never an exception escaping to the caller.
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { cgroupShim, type RunCgroup } from './cgroup.js';
 import { LEASE_ID_ENV, RUN_ID_ENV, type RunSpec } from './types.js';
 
 export interface LaunchFailure {
@@ -54,7 +56,36 @@ export function describeLaunchError(spec: RunSpec, error: NodeJS.ErrnoException)
   return { classification: 'launch_failure', error: `launch failure: ${spec.command}: ${error.message}` };
 }
 
-export function launchWorker(spec: RunSpec, cookies: LaunchCookies): LaunchResult {
+/** Where spawn would find `command` (PATH of the worker's env), so a shim's exec cannot hide a miss. */
+function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): string | null {
+  const candidates = command.includes('/')
+    ? [isAbsolute(command) ? command : resolve(cwd, command)]
+    : (env.PATH ?? '').split(delimiter).map((dir) => join(dir === '' ? cwd : resolve(cwd, dir), command));
+  return candidates.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true) ?? null;
+}
+
+/**
+ * Behind the cgroup shim a missing or non-executable worker would be a shell's exit 127/126:
+ * check first, so the outcome stays `missing_binary` / `launch_failure` as without a cgroup.
+ */
+function preflightShimmed(spec: RunSpec, env: NodeJS.ProcessEnv): LaunchFailure | null {
+  const found = findExecutable(spec.command, env, spec.cwd ?? process.cwd());
+  const code = found === null ? 'ENOENT' : isExecutable(found) ? null : 'EACCES';
+  if (code === null) return null;
+  return describeLaunchError(spec, Object.assign(new Error(code), { code }));
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** With `cgroup`, the worker is started through the shim that enters it first (cgroup.ts). */
+export function launchWorker(spec: RunSpec, cookies: LaunchCookies, cgroup?: RunCgroup): LaunchResult {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     const failure: LaunchFailure = {
       classification: 'launch_failure',
@@ -62,11 +93,16 @@ export function launchWorker(spec: RunSpec, cookies: LaunchCookies): LaunchResul
     };
     return { kind: 'failed', failure: Promise.resolve(failure) };
   }
+  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId };
+  const preflight = cgroup === undefined ? null : preflightShimmed(spec, env);
+  if (preflight !== null) return { kind: 'failed', failure: Promise.resolve(preflight) };
+  const [command, args] =
+    cgroup === undefined ? [spec.command, [...(spec.args ?? [])]] : cgroupShim(cgroup, spec.command, spec.args ?? []);
   let child: ChildProcess;
   try {
-    child = spawn(spec.command, [...(spec.args ?? [])], {
+    child = spawn(command, args, {
       cwd: spec.cwd,
-      env: { ...process.env, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId },
+      env,
       detached: true,
       stdio: stdioFor(spec.output),
     });

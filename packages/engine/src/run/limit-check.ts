@@ -5,7 +5,8 @@
  * checked in when several trip in one refresh.
  */
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
-import type { LimitTrip, RunLimits } from './limits.js';
+import { type RunCgroup, readCgroupCpuUsec, readCgroupMemoryBytes, readCgroupPids } from './cgroup.js';
+import type { LimitMethods, LimitTrip, RunLimits } from './limits.js';
 import { createTreeUsageMeter, type TreeUsage } from './tree-usage.js';
 
 export interface LimitChecker {
@@ -13,6 +14,15 @@ export interface LimitChecker {
   noteOutput(): void;
   /** One refresh's table (null when none could be read) → the limit that tripped, or null. */
   check(table: ProcessTable | null, owned: readonly ProcessIdentity[]): LimitTrip | null;
+  /** Per limit set, what it is checked against (recorded with the run). */
+  readonly methods: LimitMethods;
+}
+
+/** Usage the run's cgroup gives exactly; a null field is not available (the table's is used). */
+interface CgroupUsage {
+  readonly liveProcs: number | null;
+  readonly cpuMs: number | null;
+  readonly memoryBytes: number | null;
 }
 
 const BYTES_PER_MEGABYTE = 1024 * 1024;
@@ -32,17 +42,54 @@ function needsTable(limits: RunLimits): boolean {
   return limits.maxMemoryBytes !== undefined || limits.maxProcs !== undefined || limits.maxCpuSeconds !== undefined;
 }
 
-export function createLimitChecker(limits: RunLimits, now: () => number): LimitChecker {
+function methodsFor(limits: RunLimits, cgroup: RunCgroup | undefined): LimitMethods {
+  const memoryMethod = cgroup?.controllers.includes('memory') === true ? 'memory.stat' : 'polling';
+  return {
+    ...(limits.maxMemoryBytes === undefined ? {} : { 'max-memory': memoryMethod }),
+    ...(limits.maxProcs === undefined ? {} : { 'max-procs': cgroup === undefined ? 'polling' : 'cgroup.procs' }),
+    ...(limits.maxCpuSeconds === undefined ? {} : { 'max-cpu': cgroup === undefined ? 'polling' : 'cpu.stat' }),
+    ...(limits.idleTimeoutSeconds === undefined ? {} : { 'idle-timeout': 'output' }),
+  } as const satisfies LimitMethods;
+}
+
+function readCgroupUsage(cgroup: RunCgroup, methods: LimitMethods): CgroupUsage {
+  const usec = methods['max-cpu'] === 'cpu.stat' ? readCgroupCpuUsec(cgroup.path) : null;
+  return {
+    liveProcs: methods['max-procs'] === 'cgroup.procs' ? (readCgroupPids(cgroup.path)?.length ?? null) : null,
+    cpuMs: usec === null ? null : usec / 1000,
+    memoryBytes: methods['max-memory'] === 'memory.stat' ? readCgroupMemoryBytes(cgroup.path) : null,
+  };
+}
+
+/**
+ * The cgroup's exact numbers where it has them, the table's otherwise. A number neither gives
+ * (no table this refresh) counts as 0: a missed check, never a false trip.
+ */
+function mergeUsage(polled: TreeUsage | null, exact: CgroupUsage | null): TreeUsage | null {
+  if (exact === null) return polled;
+  return {
+    memoryBytes: exact.memoryBytes ?? polled?.memoryBytes ?? 0,
+    liveProcs: exact.liveProcs ?? polled?.liveProcs ?? 0,
+    cpuMs: exact.cpuMs ?? polled?.cpuMs ?? 0,
+  };
+}
+
+/** With `cgroup`, the limits it counts exactly are read from it (see methodsFor); the rest by polling. */
+export function createLimitChecker(limits: RunLimits, now: () => number, cgroup?: RunCgroup): LimitChecker {
   const meter = createTreeUsageMeter();
   const watchTable = needsTable(limits);
+  const methods = methodsFor(limits, cgroup);
   let lastOutputAtMs = now();
   return {
+    methods,
     noteOutput() {
       lastOutputAtMs = now();
     },
     check(table, owned) {
-      if (watchTable && table !== null) {
-        const tripped = overResourceLimit(limits, meter.update(table, owned));
+      if (watchTable) {
+        const polled = table === null ? null : meter.update(table, owned);
+        const usage = mergeUsage(polled, cgroup === undefined ? null : readCgroupUsage(cgroup, methods));
+        const tripped = usage === null ? null : overResourceLimit(limits, usage);
         if (tripped !== null) return tripped;
       }
       const idleMs = now() - lastOutputAtMs;

@@ -65,9 +65,18 @@ export interface LimitTrip {
 
 /**
  * How limits were enforced: `polling` reads the owned tree on every refresh (every platform);
- * `cgroup` would place the run in its own cgroup v2 (not built: see cgroup-probe.ts).
+ * `cgroup` placed the run in its own cgroup v2 (run/cgroup.ts), whose counters the refresh reads.
  */
 export type LimitEnforcement = 'polling' | 'cgroup';
+
+/**
+ * What one limit was checked against: the owned tree's table (`polling`), the run cgroup's
+ * `cgroup.procs` (every live member, escapees included), `cpu.stat` usage_usec (exact, exited
+ * members included), `memory.stat` anon + file_mapped (with the memory controller), or the output clock.
+ */
+export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.stat', 'output'] as const;
+export type LimitMethod = (typeof LIMIT_METHODS)[number];
+export type LimitMethods = Partial<Record<LimitName, LimitMethod>>;
 
 interface LimitBounds {
   readonly flag: string;

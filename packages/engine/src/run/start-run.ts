@@ -4,6 +4,8 @@
  * `startRun` → `launch` → (`onTimeout` | `cancel` | `onRootExit`) → `finish`.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { classifyExit } from '../classify/classify-exit.js';
 import type { KillTreeOptions, SignalOps, TreeOwner, TreeOwnerOptions } from '../kill/types.js';
 import { createTreeOwner } from '../ownership/tree-owner.js';
@@ -12,12 +14,17 @@ import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import type { AdoptedRootExit } from './adopted-root.js';
 import { type CapturedOutput, captureOutput } from './capture-output.js';
+import { createRunCgroup, type RunCgroup, removeRunCgroup } from './cgroup.js';
+import { endRunCgroup, readCgroupMembers } from './cgroup-end.js';
+import { CGROUP_HOME_NAME, type CgroupProbe } from './cgroup-probe.js';
+import { sweepEmptyRunCgroups } from './cgroup-sweep.js';
 import { launchWorker } from './launch.js';
 import { createLimitChecker, describeTrip, type LimitChecker } from './limit-check.js';
 import {
   hasLimits,
   LIMIT_CLASSIFICATIONS,
   type LimitClassification,
+  type LimitMethods,
   type LimitTrip,
   type RunLimits,
 } from './limits.js';
@@ -38,6 +45,8 @@ export interface RunDeps {
   readonly scheduleTimeout?: (fire: () => void, ms: number) => () => void;
   readonly pollIntervalMs?: number;
   readonly now?: () => number;
+  /** Where `cgroup: true` looks for a parent (default: probeCgroup). Injected only to stage "none here". */
+  readonly probeCgroup?: () => CgroupProbe;
 }
 
 interface EndFacts {
@@ -47,6 +56,8 @@ interface EndFacts {
   readonly kept?: readonly ProcessIdentity[];
   readonly error?: string;
   readonly limit?: LimitTrip;
+  /** Overrides the stop's survivors once the run's cgroup was killed too. */
+  readonly survivors?: readonly ProcessIdentity[];
 }
 
 type StopReason = 'timeout' | 'cancelled' | LimitClassification;
@@ -109,16 +120,20 @@ class RunSupervisor implements Run {
   private readonly reader: TableReader | undefined;
   /** Null when the run has no limits: the refresh then checks nothing. */
   private readonly limits: LimitChecker | null;
+  /** The run's own cgroup v2 (`cgroup: true`), or null. */
+  readonly cgroup: RunCgroup | null;
+  readonly limitMethods?: LimitMethods;
 
   constructor(
     private readonly spec: RunSpec,
     private readonly deps: RunDeps,
     adopted?: AdoptedStart,
   ) {
-    const validated = validateRunSpec(spec); // throws RunSpecError before anything launches
+    const validated = validateRunSpec(spec, deps.probeCgroup); // throws RunSpecError before anything launches
     this.now = deps.now ?? Date.now;
     this.startedAtMs = adopted?.startedAtMs ?? this.now();
     this.id = spec.runId ?? randomUUID();
+    this.cgroup = validated.cgroupParent === undefined ? null : openCgroup(validated.cgroupParent, this.id, adopted);
     this.leaseId = spec.leaseId ?? this.id;
     this.reader = platformReader(deps.reader);
     this.killOptions = {
@@ -128,7 +143,8 @@ class RunSupervisor implements Run {
       ...(deps.signals === undefined ? {} : { signals: deps.signals }),
     };
     const limits = adopted === undefined ? validated.limits : enforceableAfterAdoption(validated.limits);
-    this.limits = hasLimits(limits) ? createLimitChecker(limits, this.now) : null;
+    this.limits = hasLimits(limits) ? createLimitChecker(limits, this.now, this.cgroup ?? undefined) : null;
+    if (this.limits !== null) this.limitMethods = this.limits.methods;
     this.outcome = new Promise((resolve) => {
       this.resolveOutcome = resolve;
     });
@@ -168,7 +184,7 @@ class RunSupervisor implements Run {
   }
 
   private launch(timeoutMs: number): void {
-    const launched = launchWorker(this.spec, { runId: this.id, leaseId: this.leaseId });
+    const launched = launchWorker(this.spec, { runId: this.id, leaseId: this.leaseId }, this.cgroup ?? undefined);
     if (launched.kind === 'failed') {
       void launched.failure.then((failure) =>
         this.finish({ classification: failure.classification, error: failure.error }),
@@ -269,11 +285,15 @@ class RunSupervisor implements Run {
     this.loop?.stop();
     const root = this.root as RootProcess;
     const stop = await stopTree(this.owner, root, this.killOptions);
-    const classification = stop.survivors.length > 0 ? 'kill_failed' : reason;
-    const error = stop.survivors.length > 0 ? (stop.error ?? 'the tree outlived every kill attempt') : detail;
+    const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
+    const survivors = swept?.survivors ?? stop.survivors;
+    const classification = survivors.length > 0 ? 'kill_failed' : reason;
+    const failure = swept?.error ?? stop.error ?? 'the tree outlived every kill attempt';
+    const error = survivors.length > 0 ? failure : detail;
     await this.finish({
       classification,
       stop,
+      survivors,
       ...(error === undefined ? {} : { error }),
       ...(limit === undefined ? {} : { limit }),
     });
@@ -283,17 +303,27 @@ class RunSupervisor implements Run {
     if (this.phase !== 'running') return; // a stop is in progress and waits for this exit itself
     this.cancelTimeout();
     this.loop?.stop();
-    const left = await this.findLeftovers();
+    // The cgroup also holds members the owner never saw (an escapee that cleared its cookie).
+    const left = uniqueIdentities([...(await this.findLeftovers()), ...this.unseenCgroupMembers()]);
     if (left.length === 0) return this.finishExit(exit, {});
     if (this.spec.keepDescendants === true) return this.finishExit(exit, { kept: left });
     this.setPhase('stopping');
     const stop = await stopTree(this.owner, this.root as RootProcess, this.killOptions);
-    const leftovers = uniqueIdentities([...left, ...stop.killed]);
-    if (stop.survivors.length > 0) {
-      const error = stop.error ?? 'leftover descendants outlived every kill attempt';
-      return this.finish({ classification: 'kill_failed', stop, leftovers, error });
+    const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
+    const survivors = swept?.survivors ?? stop.survivors;
+    const leftovers = uniqueIdentities([...left, ...stop.killed, ...(swept?.killed ?? [])]);
+    if (survivors.length > 0) {
+      const error = swept?.error ?? stop.error ?? 'leftover descendants outlived every kill attempt';
+      return this.finish({ classification: 'kill_failed', stop, survivors, leftovers, error });
     }
-    return this.finishExit(exit, { stop, leftovers });
+    return this.finishExit(exit, { stop, survivors, leftovers });
+  }
+
+  /** Live members of the run's cgroup other than its root (empty without a cgroup). */
+  private unseenCgroupMembers(): ProcessIdentity[] {
+    if (this.cgroup === null) return [];
+    const rootPid = this.root?.pid;
+    return readCgroupMembers(this.cgroup).filter((member) => member.pid !== rootPid);
   }
 
   /** Members still alive after the root exited, by one fresh observation (the root excluded). */
@@ -328,6 +358,8 @@ class RunSupervisor implements Run {
     this.loop?.stop();
     const tails = (await this.output?.finish()) ?? { stdoutTail: '', stderrTail: '' };
     const exit = this.root?.exit() ?? null;
+    // rmdir only succeeds on an empty cgroup: kept descendants or survivors keep theirs (a leak for `orphans`).
+    if (this.cgroup !== null) removeRunCgroup(this.cgroup.path);
     const outcome: RunOutcome = {
       runId: this.id,
       classification: facts.classification,
@@ -337,18 +369,38 @@ class RunSupervisor implements Run {
       startTime: this.identity?.startTime ?? null,
       durationMs: (exit?.atMs ?? this.now()) - this.startedAtMs,
       killAttempts: facts.stop?.attempts ?? 0,
-      survivors: facts.stop?.survivors ?? [],
+      survivors: facts.survivors ?? facts.stop?.survivors ?? [],
       leftovers: facts.leftovers ?? [],
       ...tails,
       ...(facts.error === undefined ? {} : { error: facts.error }),
       ...(facts.stop?.kill === undefined ? {} : { kill: facts.stop.kill }),
       ...(facts.kept === undefined ? {} : { kept: facts.kept }),
       ...(facts.limit === undefined ? {} : { limit: facts.limit }),
-      ...(this.limits === null ? {} : { limitEnforcement: 'polling' as const }),
+      ...(this.limits === null
+        ? {}
+        : { limitEnforcement: this.cgroup === null ? 'polling' : 'cgroup', limitMethods: this.limits.methods }),
+      ...(this.cgroup === null ? {} : { cgroup: this.cgroup.path }),
     };
     this.setPhase('ended');
     this.resolveOutcome(outcome);
   }
+}
+
+/**
+ * A new run's cgroup is created (and the empty ones dead runs left are removed first); an adopted
+ * run's root is already in the one its launcher created.
+ */
+function openCgroup(
+  parent: Extract<CgroupProbe, { available: true }>,
+  runId: string,
+  adopted: AdoptedStart | undefined,
+): RunCgroup | null {
+  if (adopted !== undefined) {
+    const path = join(parent.path, CGROUP_HOME_NAME, runId);
+    return existsSync(path) ? { path, controllers: [] } : null;
+  }
+  sweepEmptyRunCgroups(parent.path);
+  return createRunCgroup(parent, runId);
 }
 
 function uniqueIdentities(identities: readonly ProcessIdentity[]): ProcessIdentity[] {

@@ -3,7 +3,8 @@
 import type { Classification } from '@treewarden/protocol/vocabulary';
 import type { KillOutcome } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
-import type { LimitEnforcement, LimitTrip, RunLimits } from './limits.js';
+import type { RunCgroup } from './cgroup.js';
+import type { LimitEnforcement, LimitMethods, LimitTrip, RunLimits } from './limits.js';
 
 // Shared with every UI, defined once in the protocol's vocabulary (plain constants, no zod).
 export {
@@ -42,9 +43,9 @@ export interface RunSpec {
   /** Runaway limits checked on every owned-tree refresh; each one that trips ends the tree. */
   readonly limits?: RunLimits;
   /**
-   * Ask for enforcement in the run's own cgroup v2 (memory.max, pids.max, cgroup.kill). Refused
-   * before launch where no delegated cgroup v2 subtree is writable, and (for now) everywhere: only
-   * the polling path is built (see cgroup-probe.ts).
+   * Place the run in its own cgroup v2 (`<parent>/treewarden/<runId>`, see run/cgroup.ts): exact
+   * process count and CPU time for the limits, `cgroup.kill` after the tree kill. Refused before
+   * launch, with the probe's reason, where no cgroup v2 parent of ours is writable.
    */
   readonly cgroup?: boolean;
 }
@@ -70,6 +71,10 @@ export interface RunOutcome {
   readonly limit?: LimitTrip;
   /** Present when the run had limits: which path enforced them. */
   readonly limitEnforcement?: LimitEnforcement;
+  /** Present when the run had limits: per limit, what it was checked against. */
+  readonly limitMethods?: LimitMethods;
+  /** The run's own cgroup v2 directory, when it had one (`cgroup: true`). */
+  readonly cgroup?: string;
 }
 
 export type RunEvent =
@@ -86,6 +91,10 @@ export interface Run {
   /** The root's identity, read right after spawn; null before spawn or when the launch failed. */
   readonly identity: ProcessIdentity | null;
   readonly phase: RunPhase;
+  /** The run's own cgroup v2 (`cgroup: true`); absent or null without one. */
+  readonly cgroup?: RunCgroup | null;
+  /** With limits: per limit, what it is checked against. */
+  readonly limitMethods?: LimitMethods;
   /** Resolves once the run ended; never rejects (failures are classifications). */
   readonly outcome: Promise<RunOutcome>;
   /** Ends the whole tree; the outcome becomes `cancelled` (or `kill_failed`). No-op once stopping. */

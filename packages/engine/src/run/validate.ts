@@ -2,8 +2,8 @@
  * Checks a RunSpec before anything is launched. A refused spec throws a RunSpecError whose
  * message names the bound and the value, so the caller knows how to fix the call.
  */
-import { refuseCgroup } from './cgroup-probe.js';
-import { hasLimits, normalizeLimits, type RunLimits } from './limits.js';
+import { type CgroupProbe, probeCgroup, requireCgroup } from './cgroup-probe.js';
+import { normalizeLimits, type RunLimits } from './limits.js';
 import { RunSpecError } from './spec-error.js';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, type RunSpec } from './types.js';
 
@@ -69,18 +69,21 @@ export interface ValidatedSpec {
   readonly graceMs: number | undefined;
   /** Each within its bounds; empty when the run has none. */
   readonly limits: RunLimits;
+  /** With `cgroup: true`: the parent the run's cgroup goes under (refused before launch where there is none). */
+  readonly cgroupParent?: Extract<CgroupProbe, { available: true }>;
 }
 
 /** Throws RunSpecError for anything that must not reach spawn. */
-export function validateRunSpec(spec: RunSpec): ValidatedSpec {
+export function validateRunSpec(spec: RunSpec, probe: () => CgroupProbe = probeCgroup): ValidatedSpec {
   if (typeof spec.command !== 'string' || spec.command.length === 0) {
     throw new RunSpecError('command is empty: give the program to run, e.g. { command: "node", args: ["job.js"] }');
   }
   const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   const graceSeconds = normalizeGrace(spec.graceSeconds);
   const limits = normalizeLimits(spec.limits, spec.output !== 'inherit');
-  if (spec.cgroup === true) refuseCgroup(hasLimits(limits));
+  const cgroupParent = spec.cgroup === true ? requireCgroup(probe) : undefined;
   return {
+    ...(cgroupParent === undefined ? {} : { cgroupParent }),
     timeoutMs: Math.round(timeoutSeconds * 1000),
     graceMs: graceSeconds === undefined ? undefined : Math.round(graceSeconds * 1000),
     limits,

@@ -38,6 +38,9 @@ describe('ledger schema', () => {
     ['no author', { ...START, by: undefined }, /run_start: by /],
     ['an unknown classification', { ...START, kind: 'run_end', classification: 'fine' }, /run_end: /],
     ['a kill without a target', { ...START, kind: 'kill' }, /kill: /],
+    ['an unknown limit method', { ...START, limitMethods: { 'max-procs': 'guess' } }, /run_start: limitMethods/],
+    ['a method for an unknown limit', { ...START, limitMethods: { 'max-fun': 'cpu.stat' } }, /run_start: limitMethods/],
+    ['a relative cgroup path', { ...START, cgroup: 'treewarden/run-a' }, /run_start: cgroup /],
   ])('reports %s as invalid and never believes it', (_name, record, problem) => {
     const read = parseLedger(ledgerOf(START, record));
     expect(read.records).toEqual([START]);
@@ -45,6 +48,21 @@ describe('ledger schema', () => {
     expect(read.invalid[0]?.line).toBe(2);
     expect(read.invalid[0]?.problem).toMatch(problem);
     expect(read.torn).toEqual([]);
+  });
+
+  it('reads how limits were enforced: old records (polling only) and new ones (cgroup, per-limit methods)', () => {
+    const old = { ...START, limits: { maxProcs: 5 }, limitEnforcement: 'polling' };
+    const cgroup = {
+      ...START,
+      runId: 'run-b',
+      limits: { maxProcs: 5, maxCpuSeconds: 2 },
+      limitEnforcement: 'cgroup',
+      limitMethods: { 'max-procs': 'cgroup.procs', 'max-cpu': 'cpu.stat' },
+      cgroup: '/sys/fs/cgroup/unified/treewarden/run-b',
+    };
+    const read = parseLedger(ledgerOf(old, cgroup));
+    expect(read.records).toEqual([old, cgroup]);
+    expect(read.invalid).toEqual([]);
   });
 
   it('skips a kind this version does not know, without calling it invalid', () => {

@@ -3,10 +3,16 @@
  * as documented; the tree's CPU accounting never counts a process twice and never goes down
  * (exact reap orders are injected: they cannot be staged reliably with real processes).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { type CgroupProbeDeps, findCgroup2Mount, probeCgroup, refuseCgroup } from '../../src/run/cgroup-probe.js';
+import {
+  type CgroupProbeDeps,
+  commonAncestor,
+  findCgroup2Mount,
+  probeCgroup,
+  requireCgroup,
+} from '../../src/run/cgroup-probe.js';
 import { createLimitChecker } from '../../src/run/limit-check.js';
 import type { RunLimits } from '../../src/run/limits.js';
 import { MAX_MEMORY_LIMIT_BYTES, parseSize } from '../../src/run/limits.js';
@@ -80,14 +86,23 @@ describe('limit bounds are checked before anything launches', () => {
     );
   });
 
-  it('refuses cgroup without limits, and with limits says why it cannot run here and what runs instead', () => {
-    expect(() => startRun({ command: 'true', cgroup: true })).toThrow('cgroup needs at least one limit');
-    expect(() => refuseCgroup(true, () => ({ available: false, reason: 'none mounted' }))).toThrow(
-      'no delegated cgroup v2 subtree is available here: none mounted; without --cgroup the limits are enforced by polling',
-    );
-    expect(() => refuseCgroup(true, () => ({ available: true, path: '/sys/fs/cgroup/x' }))).toThrow(
-      'a delegated cgroup v2 subtree exists at /sys/fs/cgroup/x, but cgroup placement is not built yet',
-    );
+  it('refuses cgroup where the probe found no parent, with its reason, before anything launches', () => {
+    const none = () => ({ available: false, reason: 'no cgroup2 file system is mounted' }) as const;
+    const dir = makeTempDir();
+    try {
+      const marker = join(dir, 'launched');
+      expect(() => startRun({ command: 'touch', args: [marker], cgroup: true }, { probeCgroup: none })).toThrow(
+        'cgroup: no usable cgroup v2 parent here: no cgroup2 file system is mounted; without --cgroup the tree is owned and its limits enforced by polling',
+      );
+      expect(() => startRun({ command: 'touch', args: [marker], cgroup: true }, { probeCgroup: none })).toThrow(
+        RunSpecError,
+      );
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      removeTempDir(dir);
+    }
+    const found = { available: true, path: '/sys/fs/cgroup/x', controllers: ['cpu'] } as const;
+    expect(requireCgroup(() => found)).toBe(found);
   });
 });
 
@@ -134,6 +149,39 @@ describe('tree usage accounting', () => {
 });
 
 describe('limit checker', () => {
+  it('with a run cgroup: procs and CPU from its files, memory from memory.stat only with the memory controller', () => {
+    // A directory standing in for a cgroup with the memory controller, which this machine's cgroup2 lacks.
+    const dir = makeTempDir();
+    try {
+      writeFileSync(join(dir, 'cgroup.procs'), '10\n11\n12\n');
+      writeFileSync(join(dir, 'cpu.stat'), 'usage_usec 2500000\nuser_usec 2000000\n');
+      // Resident: anon + file_mapped; the 4 GiB of page cache (file) must not count.
+      writeFileSync(join(dir, 'memory.stat'), `anon ${500 * MIB}\nfile ${4096 * MIB}\nfile_mapped ${100 * MIB}\n`);
+      const limits = { maxMemoryBytes: 512 * MIB, maxProcs: 2, maxCpuSeconds: 2, idleTimeoutSeconds: 60 };
+      const table = fakeTable([member(10, 1, 0)]);
+      const owned = [{ pid: 10, startTime: 's10' }];
+      const withMemory = createLimitChecker(limits, () => 0, { path: dir, controllers: ['memory', 'pids'] });
+      expect(withMemory.methods).toEqual({
+        'max-memory': 'memory.stat',
+        'max-procs': 'cgroup.procs',
+        'max-cpu': 'cpu.stat',
+        'idle-timeout': 'output',
+      });
+      // The table shows one small process; the cgroup's exact numbers are what trip.
+      expect(withMemory.check(table, owned)).toEqual({ name: 'max-memory', value: 512 * MIB, observed: 600 * MIB });
+      const noMemory = createLimitChecker(limits, () => 0, { path: dir, controllers: [] });
+      expect(noMemory.methods['max-memory']).toBe('polling');
+      expect(noMemory.check(table, owned)).toEqual({ name: 'max-procs', value: 2, observed: 3 });
+      const cpuOnly = createLimitChecker({ maxCpuSeconds: 2 }, () => 0, { path: dir, controllers: [] });
+      expect(cpuOnly.check(null, [])).toEqual({ name: 'max-cpu', value: 2, observed: 2.5 });
+      // A cgroup already gone reads as nothing: the table's numbers decide, and nothing trips falsely.
+      const gone = createLimitChecker(limits, () => 0, { path: join(dir, 'gone'), controllers: ['memory'] });
+      expect(gone.check(table, owned)).toBeNull();
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
   it('reports the first limit over its value, and the idle clock restarts on output', () => {
     let now = 0;
     const checker = createLimitChecker({ maxProcs: 1, idleTimeoutSeconds: 2 }, () => now);
@@ -155,8 +203,25 @@ describe('cgroup v2 probe', () => {
   const MOUNTINFO_HYBRID = '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n';
   const MOUNTINFO_UNIFIED = '30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n';
 
-  function deps(files: Record<string, string>, writable: readonly string[], uid = 1000): CgroupProbeDeps {
-    return { readText: (path) => files[path] ?? null, isOwnWritableDir: (path) => writable.includes(path), uid };
+  /** `files` are readable, `writable` dirs are ours, `present` paths exist; homes can be made where `homes` says. */
+  function deps(
+    files: Record<string, string>,
+    writable: readonly string[],
+    present: readonly string[],
+    uid = 1000,
+  ): CgroupProbeDeps & { made: string[] } {
+    const made: string[] = [];
+    return {
+      readText: (path) => files[path] ?? null,
+      isOwnWritableDir: (path) => writable.includes(path),
+      exists: (path) => present.includes(path) || Object.hasOwn(files, path),
+      ensureHome: (path) => {
+        made.push(path);
+        return writable.includes(path);
+      },
+      uid,
+      made,
+    };
   }
 
   it('finds the cgroup2 mount in mountinfo', () => {
@@ -164,7 +229,23 @@ describe('cgroup v2 probe', () => {
     expect(findCgroup2Mount('22 1 0:21 / /proc rw - proc proc rw\n')).toBeNull();
   });
 
-  it('finds the systemd --user delegation from a login session scope', () => {
+  it('uses the systemd --user delegation from inside it (a scope the user manager started), with its controllers', () => {
+    const service = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
+    const probe = probeCgroup(
+      deps(
+        {
+          '/proc/self/mountinfo': MOUNTINFO_UNIFIED,
+          '/proc/self/cgroup': '0::/user.slice/user-1000.slice/user@1000.service/app.slice/run-u7.scope\n',
+          [`${service}/cgroup.controllers`]: 'cpu memory pids\n',
+        },
+        [service],
+        [`${service}/cgroup.kill`],
+      ),
+    );
+    expect(probe).toEqual({ available: true, path: service, controllers: ['cpu', 'memory', 'pids'] });
+  });
+
+  it('refuses the delegation from a login session scope: the kernel would not let the worker move in', () => {
     const service = '/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service';
     const probe = probeCgroup(
       deps(
@@ -174,30 +255,38 @@ describe('cgroup v2 probe', () => {
           [`${service}/cgroup.controllers`]: 'cpu memory pids\n',
         },
         [service],
-      ),
-    );
-    expect(probe).toEqual({ available: true, path: service });
-  });
-
-  it('says why there is none on a hybrid hierarchy whose cgroup2 carries neither memory nor pids', () => {
-    const probe = probeCgroup(
-      deps(
-        {
-          '/proc/self/mountinfo': MOUNTINFO_HYBRID,
-          '/proc/self/cgroup': '0::/\n4:memory:/x\n',
-          '/sys/fs/cgroup/unified/cgroup.controllers': 'hugetlb\n',
-        },
-        [],
+        [`${service}/cgroup.kill`],
       ),
     );
     expect(probe).toEqual({
       available: false,
       reason:
-        'no writable cgroup v2 subtree of ours with memory and pids under /sys/fs/cgroup/unified (its controllers: hugetlb)',
+        'no cgroup v2 directory under /sys/fs/cgroup is owned and writable by uid 1000; ' +
+        `${service} is ours, but moving there from /user.slice/user-1000.slice/session-3.scope needs write access to ` +
+        '/user.slice/user-1000.slice (start treewarden inside it, e.g. systemd-run --user --scope)',
     });
+    expect(commonAncestor('/a/b', '/a/c/d')).toBe('/a');
+    expect(commonAncestor('/', '/x')).toBe('/');
   });
 
-  it('refuses a writable cgroup that lacks the controllers, naming them', () => {
+  it('as root on a hybrid hierarchy, uses the cgroup2 mount once a child of ours shows cgroup.kill', () => {
+    const mount = '/sys/fs/cgroup/unified';
+    const home = `${mount}/treewarden`;
+    const probeDeps = deps(
+      {
+        '/proc/self/mountinfo': MOUNTINFO_HYBRID,
+        '/proc/self/cgroup': '0::/\n4:memory:/x\n',
+        [`${mount}/cgroup.controllers`]: 'hugetlb\n',
+      },
+      [mount, home],
+      [`${home}/cgroup.kill`],
+      0,
+    );
+    expect(probeCgroup(probeDeps)).toEqual({ available: true, path: mount, controllers: ['hugetlb'] });
+    expect(probeDeps.made).toEqual([home]);
+  });
+
+  it('refuses a writable parent whose children have no cgroup.kill (old kernel), naming it', () => {
     const own = '/sys/fs/cgroup/app.slice/me.scope';
     const probe = probeCgroup(
       deps(
@@ -206,10 +295,25 @@ describe('cgroup v2 probe', () => {
           '/proc/self/cgroup': '0::/app.slice/me.scope',
           [`${own}/cgroup.controllers`]: 'cpu\n',
         },
-        [own],
+        [own, `${own}/treewarden`],
+        [],
       ),
     );
-    expect(probe.available).toBe(false);
-    expect(probe.available ? '' : probe.reason).toContain('writable ones lack memory, pids');
+    expect(probe).toEqual({
+      available: false,
+      reason: `no cgroup v2 directory under /sys/fs/cgroup is owned and writable by uid 1000; ${own} is writable but has no cgroup.kill (kernel < 5.14)`,
+    });
+  });
+
+  it('says why there is none when nothing is ours, or no cgroup2 is mounted', () => {
+    const files = { '/proc/self/mountinfo': MOUNTINFO_HYBRID, '/proc/self/cgroup': '0::/\n' };
+    expect(probeCgroup(deps(files, [], []))).toEqual({
+      available: false,
+      reason: 'no cgroup v2 directory under /sys/fs/cgroup/unified is owned and writable by uid 1000',
+    });
+    expect(probeCgroup(deps({ '/proc/self/mountinfo': '22 1 0:21 / /proc rw - proc proc rw\n' }, [], []))).toEqual({
+      available: false,
+      reason: 'no cgroup2 file system is mounted',
+    });
   });
 });
