@@ -1,8 +1,9 @@
 /**
  * Every kind of evidence that a process belongs to a run, in one place: the union member, its
  * admission rule and its description sit together in `EVIDENCE_KINDS`, and the `satisfies` below
- * makes a kind without either a compile error. A new kind (say "in the run's cgroup v2") is one
- * union member, one entry here, and whatever its rule reads added to `AdmissionScope`.
+ * makes a kind without either a compile error. A new kind is one union member, one entry here,
+ * and whatever its rule reads added to `AdmissionScope` (see `in-run-cgroup`: a union member, a
+ * rule, and `cgroupOf` filled by the query from the recorded cgroups).
  */
 import type { RunCookies } from '../ownership/cookie.js';
 import { isInsideDir } from '../state/state-dir.js';
@@ -32,7 +33,12 @@ export type Evidence =
   | (Tie & { readonly kind: 'cwd-in-run-dir'; readonly cwd: string; readonly runDir: string })
   | (Tie & { readonly kind: 'recorded-root'; readonly root: ProcessIdentity })
   | (Tie & { readonly kind: 'adopted-by-guardian'; readonly guardianPid: number })
-  | (Tie & { readonly kind: 'dead-holder-session'; readonly holder: ProcessIdentity; readonly sid: number });
+  | (Tie & { readonly kind: 'dead-holder-session'; readonly holder: ProcessIdentity; readonly sid: number })
+  /**
+   * In the run's own cgroup v2 (`--cgroup`). Exact: only the cgroup's owner can move a process in,
+   * and a process cannot leave by setsid, double fork or clearing its environment.
+   */
+  | (Tie & { readonly kind: 'in-run-cgroup'; readonly path: string });
 
 export type EvidenceKind = Evidence['kind'];
 export type EvidenceOf<K extends EvidenceKind> = Extract<Evidence, { kind: K }>;
@@ -48,6 +54,13 @@ export interface DeadSession {
   readonly leaseId: string;
   /** The holder's start time; only processes started at or after it can be its leftovers. */
   readonly holder: ProcessIdentity;
+}
+
+/** A run's own cgroup v2 as recorded in the ledger (`run_start.cgroup`). */
+export interface RecordedCgroup {
+  readonly runId: string;
+  readonly leaseId: string | null;
+  readonly path: string;
 }
 
 /** The member a child is admitted through: its parent, a member still identical in the table read. */
@@ -69,6 +82,8 @@ export interface AdmissionScope {
   readonly deadSessions: ReadonlyMap<number, DeadSession>;
   /** How ancestry was observed: remembered by a tracker, or within one table. */
   readonly seen: 'tracked' | 'same-table';
+  /** The recorded run cgroup PID is in, if any (read from the cgroups' `cgroup.procs`, not from PID). */
+  cgroupOf(pid: number): RecordedCgroup | null;
   /** PID's run cookies (null: unreadable); a scope reads each process at most once. */
   cookiesOf(pid: number): RunCookies | null;
   /** The entry's parent when that parent is a member, still identical, in this table. */
@@ -193,6 +208,15 @@ export const EVIDENCE_KINDS = {
     describe: (evidence) => [
       `child of guardian ${evidence.guardianPid} (adopted by the subreaper or spawned as a run)`,
     ],
+  },
+  'in-run-cgroup': {
+    stage: 'direct',
+    admit(entry, scope) {
+      const cgroup = scope.cgroupOf(entry.pid);
+      if (cgroup === null) return none;
+      return [{ kind: 'in-run-cgroup', path: cgroup.path, runId: cgroup.runId, leaseId: cgroup.leaseId }];
+    },
+    describe: (evidence) => [`in the run's cgroup ${evidence.path}`],
   },
 } as const satisfies EvidenceRules;
 

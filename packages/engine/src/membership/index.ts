@@ -11,6 +11,7 @@ export {
   type EvidenceOf,
   type EvidenceRule,
   type EvidenceRules,
+  type RecordedCgroup,
   type RunAnchor,
 } from './evidence.js';
 export { callerLine, releasedTrees } from './exclusions.js';

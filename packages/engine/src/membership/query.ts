@@ -6,7 +6,7 @@
  */
 import type { RunCookies } from '../ownership/cookie.js';
 import { indexChildren } from '../table/trees.js';
-import { isZombie, type ProcessEntry, type ProcessIdentity, type ProcessTable } from '../table/types.js';
+import { identityKey, isZombie, type ProcessEntry, type ProcessIdentity, type ProcessTable } from '../table/types.js';
 import {
   type AdmissionScope,
   admitBy,
@@ -14,6 +14,7 @@ import {
   DIRECT_KINDS,
   describeEvidence,
   type Evidence,
+  type RecordedCgroup,
   type RunAnchor,
   THROUGH_MEMBER_KINDS,
 } from './evidence.js';
@@ -52,6 +53,10 @@ export interface MembershipQuery {
    */
   readonly kept?: readonly ProcessIdentity[];
   readonly readCookies: CookieReader;
+  /** Recorded cgroups of runs that are over: every live process in one is a member. */
+  readonly cgroups?: readonly RecordedCgroup[];
+  /** The pids in a cgroup (`cgroup.procs`); null when unreadable (gone). Needed with `cgroups`. */
+  readonly readCgroupPids?: (path: string) => readonly number[] | null;
 }
 
 interface Draft {
@@ -74,7 +79,7 @@ export function queryMembers(table: ProcessTable, query: MembershipQuery): Membe
     draft.evidence.push(evidence);
     drafts.set(pid, draft);
   };
-  const scope = queryScope(query, drafts, table);
+  const scope = queryScope(query, drafts, table, cgroupsByPid(table, query));
   for (const entry of table.entries.values()) {
     if (!isCandidate(entry)) continue;
     for (const kind of DIRECT_KINDS) for (const evidence of admitBy(kind, entry, scope)) note(entry.pid, evidence);
@@ -97,7 +102,31 @@ export function queryMembers(table: ProcessTable, query: MembershipQuery): Membe
   }));
 }
 
-function queryScope(query: MembershipQuery, drafts: ReadonlyMap<number, Draft>, table: ProcessTable): AdmissionScope {
+/**
+ * Which recorded cgroup each pid is in, read once per query. A cgroup holding a kept identity is
+ * left out whole: the run released what it kept, and everything in that cgroup shares its fate.
+ */
+function cgroupsByPid(table: ProcessTable, query: MembershipQuery): ReadonlyMap<number, RecordedCgroup> {
+  const byPid = new Map<number, RecordedCgroup>();
+  if (query.cgroups === undefined || query.cgroups.length === 0 || query.readCgroupPids === undefined) return byPid;
+  const keptKeys = new Set((query.kept ?? []).map(identityKey));
+  for (const cgroup of query.cgroups) {
+    const pids = query.readCgroupPids(cgroup.path) ?? [];
+    const holdsKept = pids.some((pid) => {
+      const entry = table.entries.get(pid);
+      return entry !== undefined && keptKeys.has(identityKey(entry));
+    });
+    if (!holdsKept) for (const pid of pids) byPid.set(pid, cgroup);
+  }
+  return byPid;
+}
+
+function queryScope(
+  query: MembershipQuery,
+  drafts: ReadonlyMap<number, Draft>,
+  table: ProcessTable,
+  cgroups: ReadonlyMap<number, RecordedCgroup>,
+): AdmissionScope {
   let cookiesPid = -1;
   let cookies: RunCookies | null = null;
   return {
@@ -108,6 +137,7 @@ function queryScope(query: MembershipQuery, drafts: ReadonlyMap<number, Draft>, 
     adopterPids: query.adopterPids ?? new Set(),
     deadSessions: query.deadSessions ?? new Map(),
     seen: 'same-table',
+    cgroupOf: (pid) => cgroups.get(pid) ?? null,
     // The cookie kinds ask one after the other about the same entry: read its environ once.
     cookiesOf(pid) {
       if (pid !== cookiesPid) {

@@ -271,6 +271,8 @@ function trackerScope(root: ProcessIdentity | null, parentOf: AdmissionScope['pa
     adopterPids: NO_IDS,
     deadSessions: NOTHING,
     seen: 'tracked',
+    // A tracked run's cgroup membership is read by the run itself (run/cgroup-end.ts).
+    cgroupOf: () => null,
     cookiesOf: () => null,
     parentOf,
   };

@@ -3,26 +3,16 @@
  * (`run_start.cgroup`); once the run is over, every live process still in that cgroup is its
  * leftover, whatever its cookie or cwd say (only the cgroup's owner can move a process in, and
  * none can leave, so the membership is exact). Empty cgroups of runs that are over are removed.
- * Kept separate from membership.ts on purpose: this is one more kind of evidence for the
- * membership model to take in.
+ * The evidence itself is the membership model's `in-run-cgroup` kind (membership/evidence.ts);
+ * this module picks the cgroups to believe from the ledger and removes the empty ones.
  */
 import { basename, dirname } from 'node:path';
 import type { LedgerRecord } from '../ledger/records.js';
-import { isCgroupPopulated, readCgroupPids, removeRunCgroup } from '../run/cgroup.js';
+import type { RecordedCgroup } from '../membership/evidence.js';
+import { isCgroupPopulated, removeRunCgroup } from '../run/cgroup.js';
 import { CGROUP_HOME_NAME } from '../run/cgroup-probe.js';
-import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
-import type { MemberMatch } from './membership.js';
 
-export interface RecordedCgroup {
-  readonly runId: string;
-  readonly leaseId: string | null;
-  readonly path: string;
-}
-
-/** The evidence as the user reads it. */
-export function cgroupReason(path: string): string {
-  return `in the run's cgroup ${path}`;
-}
+export type { RecordedCgroup };
 
 /**
  * A recorded path is believed only in our own shape, `…/treewarden/<runId>`: a ledger line can
@@ -49,42 +39,6 @@ export function recordedCgroups(records: readonly LedgerRecord[], runIds: Readon
     found.set(record.runId, { runId: record.runId, leaseId: record.leaseId ?? null, path: record.cgroup });
   }
   return [...found.values()];
-}
-
-/** Live processes in the recorded cgroups of runs that are over, each with the cgroup as its reason. */
-export function findCgroupMembers(
-  table: ProcessTable,
-  cgroups: readonly RecordedCgroup[],
-  excludePids: ReadonlySet<number>,
-  kept: readonly ProcessIdentity[] = [],
-): MemberMatch[] {
-  const keptKeys = new Set(kept.map(identityKey));
-  const members: MemberMatch[] = [];
-  for (const cgroup of cgroups) {
-    const inside: MemberMatch[] = [];
-    for (const pid of readCgroupPids(cgroup.path) ?? []) {
-      const entry = table.entries.get(pid);
-      if (entry === undefined || isZombie(entry) || excludePids.has(pid)) continue;
-      inside.push({ entry, runId: cgroup.runId, leaseId: cgroup.leaseId, reasons: [cgroupReason(cgroup.path)] });
-    }
-    // A kept process (known from a lease file) in it: its whole cgroup is released, not leaked.
-    if (inside.some(({ entry }) => keptKeys.has(identityKey(entry)))) continue;
-    members.push(...inside);
-  }
-  return members;
-}
-
-/** Adds the cgroup evidence: to a process already matched as a reason, otherwise as a new member. */
-export function mergeCgroupMembers(matches: readonly MemberMatch[], inCgroups: readonly MemberMatch[]): MemberMatch[] {
-  const byPid = new Map(matches.map((match) => [match.entry.pid, match]));
-  for (const member of inCgroups) {
-    const known = byPid.get(member.entry.pid);
-    byPid.set(
-      member.entry.pid,
-      known === undefined ? member : { ...known, reasons: [...known.reasons, ...member.reasons] },
-    );
-  }
-  return [...byPid.values()];
 }
 
 /** rmdir the recorded cgroups that are empty now (a populated one refuses: nothing is lost). */

@@ -7,17 +7,12 @@
 import { isIdentityAlive, type LeaseFileProblem, readLeaseRegistry } from '../lease/registry.js';
 import { readLedger } from '../ledger/read.js';
 import { readRunCookies } from '../ownership/cookie.js';
+import { readCgroupPids } from '../run/cgroup.js';
 import { ancestorPids } from '../signal/guards.js';
 import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
-import {
-  findCgroupMembers,
-  mergeCgroupMembers,
-  type RecordedCgroup,
-  recordedCgroups,
-  removeEmptyCgroups,
-} from './cgroup-leaks.js';
+import { type RecordedCgroup, recordedCgroups, removeEmptyCgroups } from './cgroup-leaks.js';
 import { type CookieReader, findRunMembers, type MemberMatch, type RunAnchor } from './membership.js';
 import { buildRunIndex, type RunIndex } from './run-index.js';
 
@@ -77,7 +72,7 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
   const over = [...index.runs.values()].filter((run) => run.over !== null);
   const cgroups = recordedCgroups(ledger.records, new Set(over.map((run) => run.runId)));
   removeEmptyCgroups(cgroups);
-  const byCookieAndTree = findRunMembers(table, {
+  const matches = findRunMembers(table, {
     anchors: over.map(
       (run): RunAnchor => ({ runId: run.runId, leaseId: run.leaseId, runDir: run.runDir, root: run.root }),
     ),
@@ -86,8 +81,9 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
     excludePids: exclude,
     kept: index.kept,
     readCookies,
+    cgroups,
+    readCgroupPids,
   });
-  const matches = mergeCgroupMembers(byCookieAndTree, findCgroupMembers(table, cgroups, exclude, index.kept));
   const unregistered = findUnregistered(table, index, readCookies, exclude, new Set(matches.map((m) => m.entry.pid)));
   return {
     groups: [...groupOver(matches, index, cgroups), ...unregistered],

@@ -33,6 +33,7 @@ function emptyScope(): AdmissionScope {
     adopterPids: new Set(),
     deadSessions: new Map(),
     seen: 'tracked',
+    cgroupOf: () => null,
     cookiesOf: () => null,
     parentOf: () => null,
   };
@@ -74,6 +75,8 @@ describe('evidence kinds', () => {
       adopterPids: new Set([process.pid]),
       deadSessions: new Map([[entry.sid, { leaseId, holder: self }]]),
       seen: 'tracked',
+      // Placement in a real cgroup is tested in orphans/cgroup-leaks.test.ts and run/cgroup.test.ts.
+      cgroupOf: (pid) => (pid === fixture.pid ? { runId, leaseId, path: `/sys/fs/cgroup/treewarden/${runId}` } : null),
       cookiesOf: readRunCookies,
       parentOf: (child) =>
         child.ppid === process.pid ? { ...self, command: 'node', runId: null, leaseId: null } : null,
