@@ -59,11 +59,11 @@ function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
     counts.update(countsOf(event.snapshot));
     leaks.onSnapshot(event.snapshot);
   });
+  // Whether the app quits now is the life cycle's 'window-all-closed' (not on macOS).
   window.on('closed', () => {
     stopCounts();
     counts.dispose();
     unregister();
-    quit();
   });
   return window;
 }
@@ -73,8 +73,12 @@ function start(quit: () => void): StartedApp {
   // Runs get the user's environment: not APPDIR, the bundle's LD_LIBRARY_PATH or ELECTRON_*.
   const host = createEngineHost({ port: createEnginePort({ runEnvironment: userEnvironment(process.env) }) });
   try {
-    const window = openWindow(host, quit);
-    return { focus: () => focus(window), close: () => host.close() };
+    let window = openWindow(host, quit);
+    const bringUp = (): void => {
+      if (window.isDestroyed()) window = openWindow(host, quit);
+      else focus(window);
+    };
+    return { focus: bringUp, close: () => host.close() };
   } catch (error) {
     // Close what started; the lease's guardian also ends it when this process exits.
     void host.close();
@@ -82,9 +86,13 @@ function start(quit: () => void): StartedApp {
   }
 }
 
-runLifecycle(app, {
-  harden: () => hardenApp(paths.rendererFileUrl),
-  start,
-  handedOver: () => signalReady(readyFile, 'handed-over'),
-  showError: (title, content) => dialog.showErrorBox(title, content),
-});
+runLifecycle(
+  app,
+  {
+    harden: () => hardenApp(paths.rendererFileUrl),
+    start,
+    handedOver: () => signalReady(readyFile, 'handed-over'),
+    showError: (title, content) => dialog.showErrorBox(title, content),
+  },
+  process.platform,
+);

@@ -1,17 +1,17 @@
 /**
- * The desktop app notifies when a leak is found: src/main.ts against the recording stand-in for
+ * The desktop app notifies when a leak is found: the built main against the recording stand-in for
  * `electron`, with a real fake-Claude session. Leaks already there at start are the baseline (the
  * banner shows them); the session's members that outlive its killed root raise one notification.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAgent } from '../../../test-support/fake-agents.js';
 import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
 import { createElectronStandIn } from './support/electron-stand-in.js';
+import { CLOSE_WAIT_MS, closeApp, loadMain, unloadMain } from './support/load-main.js';
 
 /** New sessions are found by the observer's full scan (every 10 s), then a leak within a poll; load included. */
 const NOTICE_WAIT_MS = 45_000;
-const CLOSE_WAIT_MS = 20_000;
 
 const tracker = useProcessTracker();
 
@@ -23,7 +23,7 @@ describe('leak notifications', () => {
   });
   afterEach(() => {
     process.env.TREEWARDEN_HOME = savedHome;
-    vi.doUnmock('electron');
+    unloadMain();
     removeTempDir(dir);
   });
 
@@ -32,9 +32,7 @@ describe('leak notifications', () => {
     async () => {
       process.env.TREEWARDEN_HOME = join(dir, 'state');
       const standIn = createElectronStandIn();
-      vi.resetModules();
-      vi.doMock('electron', () => standIn.module);
-      await import('../src/main.js');
+      await loadMain(standIn);
       const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
       const notices = () => standIn.calls.filter((call) => call.startsWith('notify '));
       try {
@@ -53,8 +51,7 @@ describe('leak notifications', () => {
         );
         expect(window.title).toMatch(/leaked/);
       } finally {
-        window.emit('closed');
-        await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+        await closeApp(standIn);
       }
     },
     NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
