@@ -1,8 +1,10 @@
 /**
- * src/main.ts itself, run in Node against a recording stand-in for `electron`: a start-up throw
+ * The built main (dist/main.js, what Electron runs), in Node against a recording stand-in for
+ * `electron` (support/electron-stand-in.ts): a start-up throw
  * (relative TREEWARDEN_HOME, a state dir that cannot be created) shows the error, gives the lock
  * up and exits 1; a normal start keeps the window title under the main's control, signals
- * `npm start` once the window is shown, and on close ends the host before exiting 0.
+ * `npm start` once the window is shown, and on close ends the host before exiting 0; its web
+ * contents navigate nowhere but the renderer file and open no window, link or webview.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -147,6 +147,7 @@ describe('main window', () => {
     const check = standIn.installed.permissionCheck;
     expect(request).toBeDefined();
     expect(check).toBeDefined();
+    // The handlers ignore the web contents; Electron's type wants the whole object.
     const contents = window.webContents as unknown as WebContents;
     for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal'] as const) {
       const granted: boolean[] = [];
