@@ -53,11 +53,8 @@ function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
   });
   const unregister = registerIpc(router, window);
   const counts = createCountsDisplay(window, paths.icon, quit);
-  const leaks = createLeakNotifier(desktopNotice(window, focus));
   const stopCounts = host.onEvent((event) => {
-    if (event.type !== 'snapshot') return;
-    counts.update(countsOf(event.snapshot));
-    leaks.onSnapshot(event.snapshot);
+    if (event.type === 'snapshot') counts.update(countsOf(event.snapshot));
   });
   // Whether the app quits now is the life cycle's 'window-all-closed' (not on macOS).
   window.on('closed', () => {
@@ -78,6 +75,11 @@ function start(quit: () => void): StartedApp {
       if (window.isDestroyed()) window = openWindow(host, quit);
       else focus(window);
     };
+    // App-wide, not per window: on macOS the app keeps watching (and telling) with its window closed.
+    const leaks = createLeakNotifier(desktopNotice(bringUp));
+    host.onEvent((event) => {
+      if (event.type === 'snapshot') leaks.onSnapshot(event.snapshot);
+    });
     return { focus: bringUp, close: () => host.close() };
   } catch (error) {
     // Close what started; the lease's guardian also ends it when this process exits.

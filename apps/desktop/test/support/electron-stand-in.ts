@@ -88,6 +88,8 @@ type WebContentsSurface = Pick<WebContents, 'id' | 'isDestroyed' | 'send' | 'set
 export function createElectronStandIn(options: StandInOptions = {}) {
   const calls: string[] = [];
   const windows: StandInWindow[] = [];
+  /** Every notification shown; the test clicks them with `emit('click')`. */
+  const notifications: EventEmitter[] = [];
   const invokeHandlers = new Map<string, InvokeHandler>();
   const onChannels = new Set<string>();
   const installed: {
@@ -283,6 +285,7 @@ export function createElectronStandIn(options: StandInOptions = {}) {
         super();
       }
       show() {
+        notifications.push(this);
         calls.push(`notify ${this.notice.title}: ${this.notice.body}`);
       }
     },
@@ -312,6 +315,7 @@ export function createElectronStandIn(options: StandInOptions = {}) {
     module,
     calls,
     windows,
+    notifications,
     app,
     installed,
     ready,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { EngineHost } from '@treewarden/host';
 import { vi } from 'vitest';
 import { pollUntil } from '../../../../test-support/index.js';
-import type { ElectronStandIn } from './electron-stand-in.js';
+import { type ElectronStandIn, recordedEvent } from './electron-stand-in.js';
 
 export const DESKTOP_DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -63,5 +63,11 @@ export function unloadMain(): void {
 /** Closes every open window (as the user would) and waits for the app's exit 0. */
 export async function closeApp(standIn: ElectronStandIn): Promise<void> {
   for (const window of standIn.openWindows()) window.close();
+  await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+}
+
+/** Quits as the app menu's Quit does (any platform, with or without a window); waits for exit 0. */
+export async function quitApp(standIn: ElectronStandIn): Promise<void> {
+  if (!standIn.calls.includes('exit 0')) standIn.app.emit('before-quit', recordedEvent());
   await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
 }
