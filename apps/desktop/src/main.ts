@@ -71,7 +71,10 @@ function start(quit: () => void): StartedApp {
   const host = createEngineHost({ port: createEnginePort({ runEnvironment: userEnvironment(process.env) }) });
   try {
     let window = openWindow(host, quit);
+    let closing = false;
     const bringUp = (): void => {
+      // A click on a notification while the runs are being ended must not open a window onto a closing host.
+      if (closing) return;
       if (window.isDestroyed()) window = openWindow(host, quit);
       else focus(window);
     };
@@ -80,7 +83,11 @@ function start(quit: () => void): StartedApp {
     host.onEvent((event) => {
       if (event.type === 'snapshot') leaks.onSnapshot(event.snapshot);
     });
-    return { focus: bringUp, close: () => host.close() };
+    const close = (): Promise<void> => {
+      closing = true;
+      return host.close();
+    };
+    return { focus: bringUp, close };
   } catch (error) {
     // Close what started; the lease's guardian also ends it when this process exits.
     void host.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAgent } from '../../../test-support/fake-agents.js';
 import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
-import { createElectronStandIn } from './support/electron-stand-in.js';
+import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
 import { CLOSE_WAIT_MS, closeApp, loadMain, quitApp, unloadMain } from './support/load-main.js';
 
 /** New sessions are found by the observer's full scan (every 10 s), then a leak within a poll; load included. */
@@ -62,7 +62,7 @@ describe('leak notifications', () => {
   );
 
   it(
-    'on macOS, notifies with the window closed, and a click opens the window again',
+    'on macOS, notifies with the window closed; a click opens the window again, but not while quitting',
     async () => {
       process.env.TREEWARDEN_HOME = join(dir, 'state');
       Object.defineProperty(process, 'platform', { value: 'darwin' });
@@ -87,6 +87,11 @@ describe('leak notifications', () => {
         notification?.emit('click');
         expect(standIn.openWindows()).toHaveLength(1);
         expect(standIn.openWindows()[0]).not.toBe(first);
+        // A click while quitting (the runs are being ended) opens nothing onto the closing host.
+        standIn.openWindows()[0]?.close();
+        standIn.app.emit('before-quit', recordedEvent());
+        notification?.emit('click');
+        expect(standIn.openWindows()).toHaveLength(0);
       } finally {
         await quitApp(standIn);
       }
