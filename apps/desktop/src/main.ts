@@ -53,17 +53,14 @@ function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
   });
   const unregister = registerIpc(router, window);
   const counts = createCountsDisplay(window, paths.icon, quit);
-  const leaks = createLeakNotifier(desktopNotice(window, focus));
   const stopCounts = host.onEvent((event) => {
-    if (event.type !== 'snapshot') return;
-    counts.update(countsOf(event.snapshot));
-    leaks.onSnapshot(event.snapshot);
+    if (event.type === 'snapshot') counts.update(countsOf(event.snapshot));
   });
+  // Whether the app quits now is the life cycle's 'window-all-closed' (not on macOS).
   window.on('closed', () => {
     stopCounts();
     counts.dispose();
     unregister();
-    quit();
   });
   return window;
 }
@@ -73,8 +70,24 @@ function start(quit: () => void): StartedApp {
   // Runs get the user's environment: not APPDIR, the bundle's LD_LIBRARY_PATH or ELECTRON_*.
   const host = createEngineHost({ port: createEnginePort({ runEnvironment: userEnvironment(process.env) }) });
   try {
-    const window = openWindow(host, quit);
-    return { focus: () => focus(window), close: () => host.close() };
+    let window = openWindow(host, quit);
+    let closing = false;
+    const bringUp = (): void => {
+      // A click on a notification while the runs are being ended must not open a window onto a closing host.
+      if (closing) return;
+      if (window.isDestroyed()) window = openWindow(host, quit);
+      else focus(window);
+    };
+    // App-wide, not per window: on macOS the app keeps watching (and telling) with its window closed.
+    const leaks = createLeakNotifier(desktopNotice(bringUp));
+    host.onEvent((event) => {
+      if (event.type === 'snapshot') leaks.onSnapshot(event.snapshot);
+    });
+    const close = (): Promise<void> => {
+      closing = true;
+      return host.close();
+    };
+    return { focus: bringUp, close };
   } catch (error) {
     // Close what started; the lease's guardian also ends it when this process exits.
     void host.close();
@@ -82,9 +95,13 @@ function start(quit: () => void): StartedApp {
   }
 }
 
-runLifecycle(app, {
-  harden: () => hardenApp(paths.rendererFileUrl),
-  start,
-  handedOver: () => signalReady(readyFile, 'handed-over'),
-  showError: (title, content) => dialog.showErrorBox(title, content),
-});
+runLifecycle(
+  app,
+  {
+    harden: () => hardenApp(paths.rendererFileUrl),
+    start,
+    handedOver: () => signalReady(readyFile, 'handed-over'),
+    showError: (title, content) => dialog.showErrorBox(title, content),
+  },
+  process.platform,
+);

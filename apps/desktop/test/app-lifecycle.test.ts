@@ -1,7 +1,8 @@
 /**
  * The main process's life cycle against a recording stand-in for Electron's `app`: a failed start
  * shows the error, gives the lock up and exits non-zero; a quit gives the lock up at once, before
- * the (slow) host close ends, and never focuses a window that is going away.
+ * the (slow) host close ends, and never focuses a window that is going away. Closing the last
+ * window quits except on macOS, where the dock's `activate` brings a window back.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -64,6 +65,7 @@ describe('app life cycle', () => {
       recordingHooks(calls, () => {
         throw new Error('must not start');
       }),
+      'linux',
     );
     ready();
     await settle();
@@ -77,6 +79,7 @@ describe('app life cycle', () => {
       recordingHooks(calls, () => {
         throw new Error('TREEWARDEN_HOME must be an absolute path, got "state"');
       }),
+      'linux',
     );
     ready();
     await settle();
@@ -104,6 +107,7 @@ describe('app life cycle', () => {
     runLifecycle(
       app,
       recordingHooks(calls, () => started),
+      'linux',
     );
     ready();
     await settle();
@@ -115,12 +119,41 @@ describe('app life cycle', () => {
     // A launch while the runs are still being ended: no focus on the closing window.
     emit('second-instance');
     emit('window-all-closed');
-    expect(emit('before-quit').prevented).toBe(false);
+    // A second quit while the runs are being ended neither closes again nor cuts the close short.
+    expect(emit('before-quit').prevented).toBe(true);
     await settle();
     expect(calls.filter((call) => call.startsWith('exit'))).toEqual([]);
     closeDone();
     await settle();
     expect(calls.slice(-3)).toEqual(['releaseLock', 'close', 'exit 0']);
     expect(calls.filter((call) => call === 'focus')).toHaveLength(1);
+  });
+
+  it.each([
+    ['linux', true],
+    ['win32', true],
+    ['darwin', false],
+  ] as const)('on %s, closing the last window quits: %s', async (platform, quits) => {
+    const { app, calls, emit, ready } = recordingApp();
+    const started: StartedApp = {
+      focus: () => calls.push('focus'),
+      close: async () => {
+        calls.push('close');
+      },
+    };
+    runLifecycle(
+      app,
+      recordingHooks(calls, () => started),
+      platform,
+    );
+    ready();
+    await settle();
+    emit('window-all-closed');
+    await settle();
+    expect(calls.includes('close')).toBe(quits);
+    expect(calls.includes('exit 0')).toBe(quits);
+    if (quits) return;
+    emit('activate');
+    expect(calls.at(-1)).toBe('focus');
   });
 });

@@ -1,29 +1,33 @@
 /**
- * The desktop app notifies when a leak is found: src/main.ts against the recording stand-in for
+ * The desktop app notifies when a leak is found: the built main against the recording stand-in for
  * `electron`, with a real fake-Claude session. Leaks already there at start are the baseline (the
  * banner shows them); the session's members that outlive its killed root raise one notification.
+ * On macOS the app keeps watching with its window closed: the notification still comes, and a
+ * click on it opens the window again.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAgent } from '../../../test-support/fake-agents.js';
 import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
-import { createElectronStandIn } from './support/electron-stand-in.js';
+import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
+import { CLOSE_WAIT_MS, closeApp, loadMain, quitApp, unloadMain } from './support/load-main.js';
 
 /** New sessions are found by the observer's full scan (every 10 s), then a leak within a poll; load included. */
 const NOTICE_WAIT_MS = 45_000;
-const CLOSE_WAIT_MS = 20_000;
 
 const tracker = useProcessTracker();
 
 describe('leak notifications', () => {
   const savedHome = process.env.TREEWARDEN_HOME;
+  const savedPlatform = Object.getOwnPropertyDescriptor(process, 'platform');
   let dir = '';
   beforeEach(() => {
     dir = makeTempDir('tw-notify-');
   });
   afterEach(() => {
+    if (savedPlatform !== undefined) Object.defineProperty(process, 'platform', savedPlatform);
     process.env.TREEWARDEN_HOME = savedHome;
-    vi.doUnmock('electron');
+    unloadMain();
     removeTempDir(dir);
   });
 
@@ -32,9 +36,7 @@ describe('leak notifications', () => {
     async () => {
       process.env.TREEWARDEN_HOME = join(dir, 'state');
       const standIn = createElectronStandIn();
-      vi.resetModules();
-      vi.doMock('electron', () => standIn.module);
-      await import('../src/main.js');
+      await loadMain(standIn);
       const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
       const notices = () => standIn.calls.filter((call) => call.startsWith('notify '));
       try {
@@ -53,8 +55,45 @@ describe('leak notifications', () => {
         );
         expect(window.title).toMatch(/leaked/);
       } finally {
-        window.emit('closed');
-        await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+        await closeApp(standIn);
+      }
+    },
+    NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
+  );
+
+  it(
+    'on macOS, notifies with the window closed; a click opens the window again, but not while quitting',
+    async () => {
+      process.env.TREEWARDEN_HOME = join(dir, 'state');
+      Object.defineProperty(process, 'platform', { value: 'darwin' });
+      const standIn = createElectronStandIn({ holdReady: true });
+      await loadMain(standIn);
+      // The main read its platform; the engine (started once ready) runs on this machine's.
+      if (savedPlatform !== undefined) Object.defineProperty(process, 'platform', savedPlatform);
+      standIn.ready();
+      const first = await pollUntil(() => standIn.windows[0], { description: 'the window' });
+      try {
+        await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
+        first.close();
+        expect(standIn.calls.filter((call) => call.startsWith('exit'))).toEqual([]);
+        const agent = await startFakeAgent(tracker, 'claude');
+        process.kill(agent.rootPid, 'SIGKILL');
+        await pollUntil(() => !isRunning(agent.rootPid), { description: 'the fake Claude root to die' });
+        const [notification] = await pollUntil(
+          () => (standIn.notifications.length > 0 ? standIn.notifications : null),
+          { deadlineMs: NOTICE_WAIT_MS, description: 'a leak notification with the window closed' },
+        );
+        expect(standIn.openWindows()).toHaveLength(0);
+        notification?.emit('click');
+        expect(standIn.openWindows()).toHaveLength(1);
+        expect(standIn.openWindows()[0]).not.toBe(first);
+        // A click while quitting (the runs are being ended) opens nothing onto the closing host.
+        standIn.openWindows()[0]?.close();
+        standIn.app.emit('before-quit', recordedEvent());
+        notification?.emit('click');
+        expect(standIn.openWindows()).toHaveLength(0);
+      } finally {
+        await quitApp(standIn);
       }
     },
     NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,

@@ -1,27 +1,19 @@
 /**
- * src/main.ts itself, run in Node against a recording stand-in for `electron`: a start-up throw
+ * The built main (dist/main.js, what Electron runs), in Node against a recording stand-in for
+ * `electron` (support/electron-stand-in.ts): a start-up throw
  * (relative TREEWARDEN_HOME, a state dir that cannot be created) shows the error, gives the lock
  * up and exits 1; a normal start keeps the window title under the main's control, signals
- * `npm start` once the window is shown, and on close ends the host before exiting 0.
+ * `npm start` once the window is shown, and on close ends the host before exiting 0; its web
+ * contents navigate nowhere but the renderer file and open no window, link or webview.
  */
-import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir, pollUntil, removeTempDir } from '../../../test-support/index.js';
 import { readyFileArg } from '../src/node/ready-signal.js';
-import { createElectronStandIn, recordedEvent } from './support/electron-stand-in.js';
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** The host's close (poller stop, no runs) on a loaded machine. */
-const CLOSE_WAIT_MS = 20_000;
-
-async function loadMain(standIn: ReturnType<typeof createElectronStandIn>): Promise<void> {
-  vi.resetModules();
-  vi.doMock('electron', () => standIn.module);
-  await import('../src/main.js');
-}
+import { createElectronStandIn, recordedEvent, windowOpenDetails } from './support/electron-stand-in.js';
+import { CLOSE_WAIT_MS, closeApp, loadMain, REPO_ROOT, unloadMain } from './support/load-main.js';
 
 describe('main process', () => {
   const savedHome = process.env.TREEWARDEN_HOME;
@@ -33,7 +25,7 @@ describe('main process', () => {
   afterEach(() => {
     process.env.TREEWARDEN_HOME = savedHome;
     process.argv = [...savedArgv];
-    vi.doUnmock('electron');
+    unloadMain();
     removeTempDir(dir);
   });
 
@@ -67,42 +59,39 @@ describe('main process', () => {
     const standIn = createElectronStandIn({ gotLock: false });
     await loadMain(standIn);
     expect(standIn.calls).toEqual(['requestLock', 'quit']);
+    // Nothing more comes, not even once ready: no window, no hardening, no host.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(standIn.calls).toEqual(['requestLock', 'quit']);
+    expect(standIn.windows).toHaveLength(0);
     expect(readFileSync(readyFile, 'utf8')).toBe('handed-over\n');
   });
 
   it(
-    'every web contents may navigate only to the renderer file and opens no window or link',
+    "the window's web contents may navigate only to the renderer file and opens no window, link or webview",
     async () => {
       process.env.TREEWARDEN_HOME = dir;
       const standIn = createElectronStandIn();
       await loadMain(standIn);
-      // Assigned inside the stand-in's callback: asserted, so the compiler does not narrow it to null.
-      let openHandler = null as ((details: { url: string }) => { action: string }) | null;
-      const contents = Object.assign(new EventEmitter(), {
-        setWindowOpenHandler: (handler: typeof openHandler) => {
-          openHandler = handler;
-        },
-      });
-      standIn.app.emit('web-contents-created', {}, contents);
-      const renderer = pathToFileURL(join(ROOT, 'apps/renderer/dist/index.html')).href;
-      const navigate = (url: string) => {
+      const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
+      const contents = window.webContents;
+      const renderer = pathToFileURL(join(REPO_ROOT, 'apps/renderer/dist/index.html')).href;
+      const prevented = (name: string, url: string) => {
         const event = Object.assign(recordedEvent(), { url });
-        contents.emit('will-navigate', event);
+        contents.emit(name, event);
         return event.prevented;
       };
-      expect(navigate(`${renderer}#/system`)).toBe(false);
-      expect(navigate(`${renderer}.evil`)).toBe(true);
-      expect(navigate('https://example.com/')).toBe(true);
-      const redirect = recordedEvent();
-      contents.emit('will-redirect', redirect);
-      expect(redirect.prevented).toBe(true);
-      expect(openHandler).not.toBeNull();
-      expect(openHandler?.({ url: 'https://example.com/docs' })).toEqual({ action: 'deny' });
+      for (const name of ['will-navigate', 'will-frame-navigate']) {
+        expect(prevented(name, `${renderer}#/system`)).toBe(false);
+        expect(prevented(name, `${renderer}.evil`)).toBe(true);
+        expect(prevented(name, 'https://example.com/')).toBe(true);
+      }
+      expect(prevented('will-redirect', `${renderer}#/system`)).toBe(true);
+      expect(prevented('will-attach-webview', 'https://example.com/')).toBe(true);
+      expect(contents.windowOpenHandler?.(windowOpenDetails('https://example.com/docs'))).toEqual({ action: 'deny' });
+      expect(contents.windowOpenHandler?.(windowOpenDetails(`${renderer}#/x`))).toEqual({ action: 'deny' });
       expect(standIn.calls.filter((call) => call.startsWith('openExternal'))).toEqual([]);
       // The started app is closed again so its host does not outlive the test.
-      await pollUntil(() => standIn.windows[0], { description: 'the window' });
-      standIn.windows[0]?.emit('closed');
-      await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+      await closeApp(standIn);
     },
     CLOSE_WAIT_MS + 10_000,
   );
@@ -114,7 +103,7 @@ describe('main process', () => {
       const readyFile = join(dir, 'ready');
       process.argv = [...savedArgv, readyFileArg(readyFile)];
       const standIn = createElectronStandIn();
-      await loadMain(standIn);
+      const hosts = await loadMain(standIn);
       const window = await pollUntil(() => standIn.windows[0], { description: 'the window' });
       expect(window.title).toBe('Treewarden — 0 live · no leaks');
       const titleEvent = recordedEvent();
@@ -122,12 +111,14 @@ describe('main process', () => {
       expect(titleEvent.prevented).toBe(true);
       expect(window.title).toBe('Treewarden — 0 live · no leaks');
       expect(existsSync(readyFile)).toBe(false);
+      expect(window.visible).toBe(false);
       window.emit('ready-to-show');
+      expect(window.visible).toBe(true);
       expect(readFileSync(readyFile, 'utf8')).toBe('window-shown\n');
-      window.emit('close');
-      window.emit('closed');
+      window.close();
       expect(standIn.calls).toContain('releaseLock');
       await pollUntil(() => standIn.calls.includes('exit 0'), { deadlineMs: CLOSE_WAIT_MS, description: 'exit 0' });
+      expect(hosts.map((host) => host.closes)).toEqual([1]);
       expect(standIn.calls.filter((call) => call.startsWith('showErrorBox'))).toEqual([]);
     },
     CLOSE_WAIT_MS + 10_000,

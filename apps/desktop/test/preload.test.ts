@@ -3,37 +3,9 @@
  * would: it must expose only `treewarden`, use only our channels, and hand the page payloads,
  * never Electron's event object.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { runInNewContext } from 'node:vm';
 import { type BridgeApi, IPC_CHANNEL_PREFIX, IPC_EVENT_CHANNEL, IPC_REQUEST_CHANNEL } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
-
-const PRELOAD = fileURLToPath(new URL('../dist/preload.cjs', import.meta.url));
-
-function loadPreload() {
-  const exposed = new Map<string, unknown>();
-  const invoked: [string, unknown][] = [];
-  const handlers = new Map<string, (event: unknown, payload: unknown) => void>();
-  const electron = {
-    contextBridge: { exposeInMainWorld: (key: string, api: unknown) => exposed.set(key, api) },
-    ipcRenderer: {
-      invoke: async (channel: string, payload: unknown) => {
-        invoked.push([channel, payload]);
-        return { kind: 'reply', id: 1, ok: true, result: null };
-      },
-      on: (channel: string, handler: (event: unknown, payload: unknown) => void) => handlers.set(channel, handler),
-      removeListener: (channel: string) => handlers.delete(channel),
-    },
-  };
-  const module = { exports: {} as Record<string, unknown> };
-  const require = (name: string) => {
-    if (name !== 'electron') throw new Error(`sandboxed preload cannot require ${name}`);
-    return electron;
-  };
-  runInNewContext(readFileSync(PRELOAD, 'utf8'), { require, module, exports: module.exports });
-  return { exposed, invoked, handlers, exports: module.exports };
-}
+import { runPreload as loadPreload } from './support/run-preload.js';
 
 describe('preload', () => {
   it('uses exactly the protocol channel names', () => {

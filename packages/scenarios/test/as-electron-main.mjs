@@ -16,6 +16,10 @@ for (const [name, naive] of JSON.parse(process.argv[2] ?? '[]')) {
     passed: result.passed,
     classification: result.actual.classification,
     failedChecks: result.checks.filter((check) => !check.ok).map((check) => `${check.name}: ${check.detail}`),
+    checks: Object.fromEntries(result.checks.map((check) => [check.name, check.ok])),
+    skippedReason: result.skippedReason,
+    lastSteps: result.steps.slice(-3).map((step) => step.text),
+    cast: (result.outcome?.cast ?? []).map((member) => ({ role: member.role, pid: member.pid })),
   });
 }
 

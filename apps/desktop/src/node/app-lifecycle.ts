@@ -5,7 +5,8 @@
  * and exits non-zero: a windowless process must not keep the lock, or every later launch would
  * quit silently. A quit gives the lock up at once, because ending the app's runs may take the
  * host up to its own bound: a launch meanwhile starts a fresh app instead of focusing a window
- * that is already gone.
+ * that is already gone. On macOS an app stays open without windows (the dock's `activate` opens
+ * one again); elsewhere closing the last window quits.
  */
 
 export interface LifecycleEvent {
@@ -17,13 +18,16 @@ export interface AppControl {
   requestSingleInstanceLock(): boolean;
   releaseSingleInstanceLock(): void;
   whenReady(): Promise<unknown>;
-  on(event: 'second-instance' | 'before-quit' | 'window-all-closed', listener: (event: LifecycleEvent) => void): void;
+  on(
+    event: 'second-instance' | 'before-quit' | 'window-all-closed' | 'activate',
+    listener: (event: LifecycleEvent) => void,
+  ): void;
   quit(): void;
   exit(code: number): void;
 }
 
 export interface StartedApp {
-  /** Brings the window to the front (a second launch). */
+  /** Brings the window to the front (restored, shown), opening a new one when none is open. */
   focus(): void;
   /** Ends the app's runs (releases its lease) and everything else it holds; bounded by the host. */
   close(): Promise<void>;
@@ -52,7 +56,12 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function runLifecycle(app: AppControl, hooks: LifecycleHooks): Lifecycle {
+/** Where an app without windows keeps running (macOS convention). */
+function keepsRunningWithoutWindows(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin';
+}
+
+export function runLifecycle(app: AppControl, hooks: LifecycleHooks, platform: NodeJS.Platform): Lifecycle {
   let started: StartedApp | null = null;
   let quitting = false;
 
@@ -77,15 +86,21 @@ export function runLifecycle(app: AppControl, hooks: LifecycleHooks): Lifecycle 
     return { quit: () => app.quit(), quitting: true };
   }
   hooks.harden();
-  app.on('second-instance', () => {
+  const bringUp = (): void => {
     if (!quitting) started?.focus();
-  });
+  };
+  app.on('second-instance', bringUp);
+  // The dock icon clicked (macOS): a window again if the user closed it.
+  app.on('activate', bringUp);
   app.on('before-quit', (event) => {
-    if (quitting) return;
+    // Always prevented: a second Cmd+Q while the runs are being ended must not cut the close
+    // short; app.exit(0) (which emits no before-quit) ends the app once the host closed.
     event.preventDefault();
     quit();
   });
-  app.on('window-all-closed', quit);
+  app.on('window-all-closed', () => {
+    if (!keepsRunningWithoutWindows(platform)) quit();
+  });
   void app
     .whenReady()
     .then(() => hooks.start(quit))

@@ -87,12 +87,22 @@ async function waitForRoles(path: string, wanted: Record<string, number>, tools:
  * exits at once, as a terminal's shell hands a job over: the root's parent is then pid 1 (or a
  * subreaper), not this process, so a scenario run from inside a real agent session does not make
  * the fake session part of that real one.
+ *
+ * The agent rules know a Claude root only by that argv (`node`, then the cli.js path), so the
+ * launcher starts the binary that really runs it (/proc/self/exe) under the name `node`. Starting
+ * `process.execPath` instead would give the root whatever argv the path we were started by
+ * produces: a wrapper script in front of the binary (a version manager's shim, the stand-in
+ * Electron of the tests) execs the binary with arguments of its own before cli.js, and the
+ * sessions would never be recognised. Under Electron the binary is the app's, which runs the
+ * stub as Node because the launcher's environment carries ELECTRON_RUN_AS_NODE=1.
  */
 function launchOrphanedRoot(ctx: ScenarioContext, stub: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   const script = [
     "const { spawn } = require('node:child_process');",
-    // The real shape is `node …/cli.js`; under Electron the binary is the app's, so say `node`.
-    "const child = spawn(process.execPath, [process.argv[1]], { argv0: 'node', detached: true, stdio: 'ignore' });",
+    "const { readlinkSync } = require('node:fs');",
+    'let binary = process.execPath;',
+    "try { binary = readlinkSync('/proc/self/exe'); } catch { /* no /proc: the path we were started by */ }",
+    "const child = spawn(binary, [process.argv[1]], { argv0: 'node', detached: true, stdio: 'ignore' });",
     'child.unref();',
     'process.stdout.write(String(child.pid));',
   ].join('\n');
