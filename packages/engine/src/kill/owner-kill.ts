@@ -19,7 +19,7 @@ import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
-import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOutcome, type KillResult, type KillTreeOptions } from './types.js';
+import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOptions, type KillOutcome, type KillResult } from './types.js';
 
 /** Poll interval while waiting out the grace period. */
 export const GRACE_POLL_MS = 25;
@@ -256,7 +256,14 @@ async function attemptTreeKill(
   return waitForFrozenTreeDeath(run, bounds.verifyMs);
 }
 
-export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillTreeOptions = {}): Promise<KillOutcome> {
+/** The kill of one owner's tree: `killOwnedTree`, injectable where a test scripts the answer. */
+export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => Promise<KillOutcome>;
+
+/**
+ * The kill as a function of an owner: everything it sends goes through the owner's revalidated
+ * `signal`, so every signal stays identity-checked against a read made just before it.
+ */
+export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillOptions = {}): Promise<KillOutcome> {
   const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {

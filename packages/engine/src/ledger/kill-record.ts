@@ -1,5 +1,6 @@
 /** Turns a tree-kill outcome into a ledger `kill` record: which pids, which signals, what survived. */
-import type { KillOutcome, SignalName } from '../kill/types.js';
+import type { KillOutcome } from '../kill/types.js';
+import type { SignalName } from '../signal/types.js';
 import type { LedgerEntry } from './records.js';
 
 function signalsSent(outcome: KillOutcome): SignalName[] {

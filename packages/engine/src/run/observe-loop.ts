@@ -6,8 +6,8 @@
  * the kill looks where orphans are reparented, the root-exit check reads the whole machine. One
  * tick at a time: a slow read delays the next tick instead of piling up.
  */
-import type { TreeOwner } from '../kill/types.js';
 import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { TreeOwner } from '../ownership/types.js';
 import { createLinuxReader } from '../table/linux-reader.js';
 import { identityKey, type ProcessIdentity, type ProcessTable, type TableReader } from '../table/types.js';
 
