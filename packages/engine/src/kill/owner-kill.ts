@@ -14,7 +14,7 @@
  */
 import { IdentityUncertainError } from '../ownership/errors.js';
 import type { SignalRequest } from '../ownership/signal-plan.js';
-import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { ObserveScope, RevalidatingTreeOwner, SignalReport } from '../ownership/tree-owner.js';
 import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
@@ -157,10 +157,10 @@ async function freeze(run: KillRun): Promise<Freeze> {
     const report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
     const stopped = new Set(run.owner.members().map(identityKey));
     run.timeline.add({
-      action: 'observe',
+      action: 'stop',
       groups: report.groups,
-      pids: report.pids,
-      detail: `freeze round ${round}: SIGSTOP`,
+      pids: reachedPids(report),
+      detail: `freeze round ${round}`,
     });
     const members = new Set((await observe(run, 'trees')).map(identityKey));
     if ([...members].every((key) => stopped.has(key))) {
@@ -168,6 +168,18 @@ async function freeze(run: KillRun): Promise<Freeze> {
     }
   }
   return { converged: false };
+}
+
+/**
+ * The pids a signal reached: the live members of the groups it went to, as the table it was
+ * revalidated on shows them, and the processes it went to one by one.
+ */
+function reachedPids(report: SignalReport): number[] {
+  const groups = new Set(report.groups);
+  const inGroups = [...report.table.entries.values()]
+    .filter((entry) => groups.has(entry.pgid) && !isZombie(entry))
+    .map((entry) => entry.pid);
+  return [...new Set([...inGroups, ...report.pids])];
 }
 
 /** SIGKILL every owned group, deepest first, revalidated on the read just made (the freeze's last). */
@@ -310,11 +322,13 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillO
 function thaw(run: KillRun, survivors: readonly ProcessIdentity[]): void {
   // A process the user stopped on purpose (Ctrl-Z) stays stopped unless we stopped it.
   if (!run.frozen) return;
+  const resumed: number[] = [];
   for (const survivor of survivors) {
     try {
-      run.owner.signals.signalProcess(survivor, 'SIGCONT');
+      if (run.owner.signals.signalProcess(survivor, 'SIGCONT') === 'sent') resumed.push(survivor.pid);
     } catch {
       // Protected or gone: nothing to thaw.
     }
   }
+  if (resumed.length > 0) run.timeline.add({ action: 'continue', pids: resumed });
 }
