@@ -31,8 +31,18 @@ export const VERIFY_POLL_MS = 1;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * What the kill needs from an owner, and all it uses: its revalidated observation (`observeRead`,
+ * `members`, `uncertainty`), its revalidated, planned signal (`signal`), and for the last-resort
+ * direct kill and the thaw, its identity-checked signalling primitives.
+ */
+export type KillableOwner = Pick<
+  RevalidatingTreeOwner,
+  'root' | 'runId' | 'reader' | 'signals' | 'observeRead' | 'members' | 'uncertainty' | 'signal'
+>;
+
 interface KillRun {
-  readonly owner: RevalidatingTreeOwner;
+  readonly owner: KillableOwner;
   readonly timeline: Timeline;
   /** Every identity that was a live member at some point during the kill. */
   readonly seen: Map<string, ProcessIdentity>;
@@ -275,7 +285,7 @@ export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => 
  * The kill as a function of an owner: everything it sends goes through the owner's revalidated
  * `signal`, so every signal stays identity-checked against a read made just before it.
  */
-export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillOptions = {}): Promise<KillOutcome> {
+export async function killOwnedTree(owner: KillableOwner, options: KillOptions = {}): Promise<KillOutcome> {
   const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {
