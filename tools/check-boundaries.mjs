@@ -10,6 +10,8 @@
  * - the engine imports the host, the CLI, the desktop app, the scenarios or the bench;
  * - the protocol imports anything but zod and its own files;
  * - a test imports another package's dist or reaches into another package by relative path;
+ * - inside the engine, a folder imports one it lies under (ownership/ or signal/ importing kill/,
+ *   signal/ importing ownership/): the kill is a function of an owner, not a method of it;
  * - two or more modules of a package import each other (a cycle), except the listed known cycles,
  *   each of which must still exist exactly as listed (so a fixed one is taken off the list).
  */
@@ -49,6 +51,27 @@ const RULES = {
     why: 'the engine never imports the host, the apps, the scenarios or the bench, nor Electron',
   },
 };
+
+/** Engine folders (under packages/engine/src) and the folders layered above them, which they never import. */
+const ENGINE_LAYERS = {
+  signal: ['ownership', 'kill'],
+  ownership: ['kill'],
+};
+const ENGINE_SRC = 'packages/engine/src';
+
+/** The engine folder a repo-relative path lies in (`packages/engine/src/kill/x.ts` → `kill`), or undefined. */
+function engineFolderOf(where) {
+  const parts = where.split(sep).join('/').split('/');
+  return parts.slice(0, 3).join('/') === ENGINE_SRC && parts.length > 4 ? parts[3] : undefined;
+}
+
+function checkEngineLayer(where, target, problems) {
+  const from = engineFolderOf(where);
+  const to = engineFolderOf(relative(ROOT, target));
+  if (from !== undefined && to !== undefined && ENGINE_LAYERS[from]?.includes(to)) {
+    problems.push(`${where}: imports ${relative(ROOT, target)}; ${from}/ never imports ${to}/, which builds on it`);
+  }
+}
 
 /** Loaded by the engine (no zod) and bundled by the renderer: plain constants only. */
 const IMPORT_FREE_VOCABULARY = 'packages/protocol/src/vocabulary.ts';
@@ -136,6 +159,7 @@ function checkFile(workspaces, file, graph, problems) {
         problems.push(`${where}: '${specifier}' imports built output; import the source or the package`);
       }
       if (target && workspace && !isTest) {
+        checkEngineLayer(where, target, problems);
         if (!graph.has(file)) graph.set(file, new Set());
         graph.get(file).add(target);
       }
