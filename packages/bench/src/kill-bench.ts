@@ -11,7 +11,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessIdentity } from '@treewarden/engine';
-import { createTreeOwner, findCookieCarriers, RUN_ID_ENV, readLeanProcTable, readStatLite } from '@treewarden/engine';
+import {
+  createTreeOwner,
+  findCookieCarriers,
+  killOwnedTree,
+  RUN_ID_ENV,
+  readLeanProcTable,
+  readStatLite,
+} from '@treewarden/engine';
 
 /** 1 root + 15 sleeps under it + 4 intermediates + 20 sessions × (leader + 3 sleeps) = 100. */
 export const TREE_SIZE = 100;
@@ -148,7 +155,7 @@ async function runContender(
       }
     }
   } else if (contender === 'treewarden') {
-    await owner.kill({ graceMs: 0 });
+    await killOwnedTree(owner, { graceMs: 0 });
   } else {
     const { default: treeKill } = await import('tree-kill');
     await new Promise<void>((resolve) => {

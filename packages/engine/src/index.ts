@@ -1,7 +1,14 @@
 export * from './agents/index.js';
 export * from './classify/index.js';
 export { killTree } from './kill/kill-tree.js';
-export { FREEZE_ROUNDS, GRACE_POLL_MS, killOwnedTree, VERIFY_POLL_MS, VERIFY_TIMEOUT_MS } from './kill/owner-kill.js';
+export {
+  FREEZE_ROUNDS,
+  GRACE_POLL_MS,
+  killOwnedTree,
+  type OwnerKill,
+  VERIFY_POLL_MS,
+  VERIFY_TIMEOUT_MS,
+} from './kill/owner-kill.js';
 export * from './kill/types.js';
 export * from './lease/index.js';
 export * from './ledger/index.js';

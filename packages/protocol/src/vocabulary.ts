@@ -31,11 +31,18 @@ export type Classification = (typeof CLASSIFICATIONS)[number];
 export const KILL_RESULTS = ['killed', 'already_gone', 'kill_failed', 'refused'] as const;
 export type KillResult = (typeof KILL_RESULTS)[number];
 
-/** One step of a tree kill as the timeline shows it. */
+/**
+ * One step of a tree kill as the timeline shows it. `observe` is a read only; `stop` is the
+ * freeze's SIGSTOP (the pids it froze) and `continue` the SIGCONT that resumes a tree the kill
+ * froze and could not end. Ledger records written before `stop` existed log the freeze as
+ * `observe` with the detail "freeze round N: SIGSTOP".
+ */
 export const KILL_TIMELINE_ACTIONS = [
   'observe',
   'SIGTERM',
+  'stop',
   'SIGKILL',
+  'continue',
   'verify',
   'retry',
   'fallback-direct',

@@ -1,22 +1,23 @@
-/** The steps of one tree kill: SIGTERM at t, SIGKILL at t, verified, survivors, or a refusal. */
+/** The steps of one tree kill: SIGTERM at t, freeze, SIGKILL at t, verified, survivors, or a refusal. */
 import type { KillReport } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { describeKill } from '../actions/actions';
 import { formatOffset } from '../model/format';
+import { describeKillStep } from '../model/kill-steps';
 import { describeStart, findStartedAtMs } from '../model/process-start';
 import { useAppStore } from '../store/store';
 
 const REFUSED_HINT =
   'Nothing was signalled. The process you saw is not the one running now (it exited, or its pid was reused), or the host could not prove ownership. Pick the row again from a fresh view.';
 
-function describeStep(entry: KillReport['timeline'][number]): string {
+function describeStep(entry: KillReport['timeline'][number], detail: string | undefined): string {
   const parts: string[] = [];
   if (entry.groups?.length) parts.push(`groups ${entry.groups.join(', ')}`);
   if (entry.pids?.length)
     parts.push(
       `pids ${entry.pids.slice(0, 12).join(', ')}${entry.pids.length > 12 ? ` +${entry.pids.length - 12}` : ''}`,
     );
-  if (entry.detail) parts.push(entry.detail);
+  if (detail) parts.push(detail);
   return parts.join(' · ');
 }
 
@@ -49,14 +50,19 @@ export function KillTimeline({ report, omitError = false }: { report: KillReport
       {report.result === 'refused' ? <div className="kill-hint">{REFUSED_HINT}</div> : null}
       {report.timeline.length > 0 ? (
         <ol className="timeline">
-          {report.timeline.map((entry, index) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: timeline entries are append-only and never reorder
-            <li key={index} className={`tl tl-${entry.action}`}>
-              <span className="tl-at">{formatOffset(entry.atMs - base)}</span>
-              <span className="tl-action">{entry.action}</span>
-              <span className="tl-detail">{describeStep(entry)}</span>
-            </li>
-          ))}
+          {report.timeline.map((entry, index) => {
+            const step = describeKillStep(entry);
+            return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: timeline entries are append-only and never reorder
+              <li key={index} className={`tl tl-${step.action}`} data-action={step.action}>
+                <span className="tl-at">{formatOffset(entry.atMs - base)}</span>
+                <span className="tl-action" title={step.explanation ?? undefined}>
+                  {step.label}
+                </span>
+                <span className="tl-detail">{describeStep(entry, step.detail)}</span>
+              </li>
+            );
+          })}
         </ol>
       ) : null}
       {report.survivors.length > 0 ? <div className="kill-survivors">Survivors: {survivors.join(', ')}</div> : null}

@@ -5,12 +5,12 @@
  * the table and is refused ("identity became uncertain") exactly as the engine refuses it.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { SignalName, SignalOps, SignalResult } from '../kill/types.js';
 import { GroupEpermError, NoTableError } from '../ownership/errors.js';
 import { readLeanProcTable } from '../ownership/proc-reader.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import { pollUntil } from '../runtime/wait.js';
 import { createSignalOps } from '../signal/signal-ops.js';
+import type { SignalName, SignalOps, SignalResult } from '../signal/types.js';
 import { readDarwinTable } from '../table/darwin-ps.js';
 import type { SpawnInspector } from '../table/inspector.js';
 import { createLinuxReader } from '../table/linux-reader.js';

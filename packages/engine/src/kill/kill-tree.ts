@@ -5,6 +5,7 @@
 import { createTreeOwner } from '../ownership/tree-owner.js';
 import { assertSignallablePid, SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity } from '../table/types.js';
+import { killOwnedTree } from './owner-kill.js';
 import type { KillOutcome, KillTreeOptions } from './types.js';
 
 function refusedOutcome(target: ProcessIdentity, error: string): KillOutcome {
@@ -34,5 +35,5 @@ export async function killTree(target: ProcessIdentity, options: KillTreeOptions
   await owner.observe();
   const recycled = owner.rootRecycled();
   if (recycled !== null) return refusedOutcome(target, recycled);
-  return owner.kill(options);
+  return killOwnedTree(owner, options);
 }

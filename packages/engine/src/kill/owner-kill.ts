@@ -14,12 +14,12 @@
  */
 import { IdentityUncertainError } from '../ownership/errors.js';
 import type { SignalRequest } from '../ownership/signal-plan.js';
-import type { ObserveScope, RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { ObserveScope, RevalidatingTreeOwner, SignalReport } from '../ownership/tree-owner.js';
 import { SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
-import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOutcome, type KillResult, type KillTreeOptions } from './types.js';
+import { DEFAULT_GRACE_MS, KILL_ATTEMPTS, type KillOptions, type KillOutcome, type KillResult } from './types.js';
 
 /** Poll interval while waiting out the grace period. */
 export const GRACE_POLL_MS = 25;
@@ -31,8 +31,18 @@ export const VERIFY_POLL_MS = 1;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * What the kill needs from an owner, and all it uses: its revalidated observation (`observeRead`,
+ * `members`, `uncertainty`), its revalidated, planned signal (`signal`), and for the last-resort
+ * direct kill and the thaw, its identity-checked signalling primitives.
+ */
+export type KillableOwner = Pick<
+  RevalidatingTreeOwner,
+  'root' | 'runId' | 'reader' | 'signals' | 'observeRead' | 'members' | 'uncertainty' | 'signal'
+>;
+
 interface KillRun {
-  readonly owner: RevalidatingTreeOwner;
+  readonly owner: KillableOwner;
   readonly timeline: Timeline;
   /** Every identity that was a live member at some point during the kill. */
   readonly seen: Map<string, ProcessIdentity>;
@@ -157,10 +167,10 @@ async function freeze(run: KillRun): Promise<Freeze> {
     const report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
     const stopped = new Set(run.owner.members().map(identityKey));
     run.timeline.add({
-      action: 'observe',
+      action: 'stop',
       groups: report.groups,
-      pids: report.pids,
-      detail: `freeze round ${round}: SIGSTOP`,
+      pids: reachedPids(report),
+      detail: `freeze round ${round}`,
     });
     const members = new Set((await observe(run, 'trees')).map(identityKey));
     if ([...members].every((key) => stopped.has(key))) {
@@ -168,6 +178,18 @@ async function freeze(run: KillRun): Promise<Freeze> {
     }
   }
   return { converged: false };
+}
+
+/**
+ * The pids a signal reached: the live members of the groups it went to, as the table it was
+ * revalidated on shows them, and the processes it went to one by one.
+ */
+function reachedPids(report: SignalReport): number[] {
+  const groups = new Set(report.groups);
+  const inGroups = [...report.table.entries.values()]
+    .filter((entry) => groups.has(entry.pgid) && !isZombie(entry))
+    .map((entry) => entry.pid);
+  return [...new Set([...inGroups, ...report.pids])];
 }
 
 /** SIGKILL every owned group, deepest first, revalidated on the read just made (the freeze's last). */
@@ -256,7 +278,14 @@ async function attemptTreeKill(
   return waitForFrozenTreeDeath(run, bounds.verifyMs);
 }
 
-export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillTreeOptions = {}): Promise<KillOutcome> {
+/** The kill of one owner's tree: `killOwnedTree`, injectable where a test scripts the answer. */
+export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => Promise<KillOutcome>;
+
+/**
+ * The kill as a function of an owner: everything it sends goes through the owner's revalidated
+ * `signal`, so every signal stays identity-checked against a read made just before it.
+ */
+export async function killOwnedTree(owner: KillableOwner, options: KillOptions = {}): Promise<KillOutcome> {
   const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {
@@ -303,11 +332,13 @@ export async function killOwnedTree(owner: RevalidatingTreeOwner, options: KillT
 function thaw(run: KillRun, survivors: readonly ProcessIdentity[]): void {
   // A process the user stopped on purpose (Ctrl-Z) stays stopped unless we stopped it.
   if (!run.frozen) return;
+  const resumed: number[] = [];
   for (const survivor of survivors) {
     try {
-      run.owner.signals.signalProcess(survivor, 'SIGCONT');
+      if (run.owner.signals.signalProcess(survivor, 'SIGCONT') === 'sent') resumed.push(survivor.pid);
     } catch {
       // Protected or gone: nothing to thaw.
     }
   }
+  if (resumed.length > 0) run.timeline.add({ action: 'continue', pids: resumed });
 }

@@ -4,6 +4,7 @@
  * matters, and it arrives however the holder ends, even by SIGKILL of its whole group.
  */
 import { isAbsolute } from 'node:path';
+import { KILL_TIMELINE_ACTIONS } from '@treewarden/protocol/vocabulary';
 import { z } from 'zod';
 import { identitySchema } from '../ledger/schema.js';
 import { CLASSIFICATIONS, type RunEvent, type RunOutcome, type RunPhase, type RunSpec } from '../run/types.js';
@@ -87,7 +88,7 @@ const killOutcomeSchema = z.looseObject({
   timeline: z.array(
     z.looseObject({
       atMs: z.number(),
-      action: z.enum(['observe', 'SIGTERM', 'SIGKILL', 'verify', 'retry', 'fallback-direct', 'refused']),
+      action: z.enum(KILL_TIMELINE_ACTIONS),
       pids: z.array(z.number()).optional(),
       groups: z.array(z.number()).optional(),
       detail: z.string().optional(),

@@ -1,6 +1,6 @@
 export { appendLedgerRecord, defaultActor, MAX_RECORD_BYTES, serializeRecord } from './append.js';
 export { type RunHistoryEntry, summarizeRuns } from './history.js';
-export { killRecordOf } from './kill-record.js';
+export { killRecordOf, signalsSent } from './kill-record.js';
 export { type InvalidLine, type LedgerRead, parseLedger, readLedger, type TornLine } from './read.js';
 export { type RecordRunOptions, recordRun, recordRunEnd, recordRunStart } from './record-run.js';
 export * from './records.js';

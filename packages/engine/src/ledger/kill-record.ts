@@ -1,11 +1,22 @@
 /** Turns a tree-kill outcome into a ledger `kill` record: which pids, which signals, what survived. */
-import type { KillOutcome, SignalName } from '../kill/types.js';
+import type { KillOutcome, KillTimelineAction } from '../kill/types.js';
+import type { SignalName } from '../signal/types.js';
 import type { LedgerEntry } from './records.js';
 
-function signalsSent(outcome: KillOutcome): SignalName[] {
+/** The timeline actions that are a signal sent, and which signal (`observe`, `verify`, … send nothing). */
+const SIGNAL_OF_ACTION: Partial<Record<KillTimelineAction, SignalName>> = {
+  SIGTERM: 'SIGTERM',
+  stop: 'SIGSTOP',
+  SIGKILL: 'SIGKILL',
+  continue: 'SIGCONT',
+};
+
+/** The signals a kill sent, in the order first sent. */
+export function signalsSent(outcome: KillOutcome): SignalName[] {
   const sent = new Set<SignalName>();
   for (const step of outcome.timeline) {
-    if (step.action === 'SIGTERM' || step.action === 'SIGKILL') sent.add(step.action);
+    const signal = SIGNAL_OF_ACTION[step.action];
+    if (signal !== undefined) sent.add(signal);
   }
   return [...sent];
 }

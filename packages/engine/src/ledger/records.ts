@@ -3,9 +3,10 @@
  * reader uses to resynchronise after a torn line: a writer killed mid-record leaves a fragment
  * without a newline, and the next writer's record is glued onto it.
  */
-import type { KillResult, SignalName } from '../kill/types.js';
+import type { KillResult } from '../kill/types.js';
 import type { LimitEnforcement, LimitMethods, LimitTrip, RunLimits } from '../run/limits.js';
 import type { Classification } from '../run/types.js';
+import type { SignalName } from '../signal/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
 export const LEDGER_VERSION = 1;

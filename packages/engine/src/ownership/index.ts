@@ -14,3 +14,4 @@ export {
   type RevalidatingTreeOwner,
   type SignalReport,
 } from './tree-owner.js';
+export type { TreeOwner, TreeOwnerOptions } from './types.js';

@@ -3,7 +3,7 @@
  * `killpg` answers EPERM for a group whose members all exited but are not reaped, so a
  * zombie-only (or empty) group counts as gone; a running member keeps the EPERM fatal.
  */
-import type { SignalName, SignalOps } from '../kill/types.js';
+import type { SignalName, SignalOps } from '../signal/types.js';
 import type { TableReader } from '../table/types.js';
 import { isZombie } from '../table/types.js';
 import { GroupEpermError, NoTableError, ProcessEpermError } from './errors.js';

@@ -1,19 +1,11 @@
 /**
  * Owns one process tree the way the server-restart supervisor does: every member remembered by
  * identity, re-read before every signal, the whole signal refused when identity became uncertain.
- * `kill()` (kill/owner-kill.ts) drives graceful SIGTERM, freeze, SIGKILL, verify and retry on top.
+ * The kill (kill/owner-kill.ts `killOwnedTree(owner, options)`) drives graceful SIGTERM, freeze,
+ * SIGKILL, verify and retry on top of the revalidated observe and signal this owner exposes.
  */
 
 import { existsSync } from 'node:fs';
-import { killOwnedTree } from '../kill/owner-kill.js';
-import type {
-  KillOutcome,
-  KillTreeOptions,
-  SignalName,
-  SignalOps,
-  TreeOwner,
-  TreeOwnerOptions,
-} from '../kill/types.js';
 import {
   admitCarriers,
   admitCookieCarriers,
@@ -26,6 +18,7 @@ import {
 } from '../membership/tracker.js';
 import { ownProcessGroup } from '../signal/guards.js';
 import { createSignalOps } from '../signal/signal-ops.js';
+import type { SignalName, SignalOps } from '../signal/types.js';
 import { createLinuxReader } from '../table/linux-reader.js';
 import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
@@ -34,6 +27,7 @@ import { findEscapedCarriers } from './escapes.js';
 import { sendPlan } from './send-plan.js';
 import { type GracefulRoots, gracefulRoots, planSignal, type SignalRequest } from './signal-plan.js';
 import { treeViewVouches } from './tree-view.js';
+import type { TreeOwner, TreeOwnerOptions } from './types.js';
 
 export interface CreateTreeOwnerOptions extends TreeOwnerOptions {
   /** The caller's own process group, never signalled. Default: read from /proc (Linux). */
@@ -273,9 +267,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       const plan = planSignal(membership, table, root.pid, callerGroupIn(table), request);
       const sent = await sendPlan(plan, signal, signals, reader);
       return { ...sent, table };
-    },
-    kill(killOptions?: KillTreeOptions): Promise<KillOutcome> {
-      return killOwnedTree(owner, killOptions);
     },
   };
   return owner;

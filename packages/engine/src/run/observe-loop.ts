@@ -6,8 +6,8 @@
  * the kill looks where orphans are reparented, the root-exit check reads the whole machine. One
  * tick at a time: a slow read delays the next tick instead of piling up.
  */
-import type { TreeOwner } from '../kill/types.js';
 import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { TreeOwner } from '../ownership/types.js';
 import { createLinuxReader } from '../table/linux-reader.js';
 import { identityKey, type ProcessIdentity, type ProcessTable, type TableReader } from '../table/types.js';
 
@@ -17,19 +17,17 @@ export interface ObserveLoop {
   stop(): void;
 }
 
-function canRefreshPartially(owner: TreeOwner): owner is RevalidatingTreeOwner {
-  const candidate = owner as Partial<RevalidatingTreeOwner>;
-  return typeof candidate.observeTable === 'function' && typeof candidate.ownedIdentities === 'function';
-}
-
 /**
- * The cheapest observation this owner supports: an owned-tree read when it can take one, else a
- * full observe. Resolves to the table it read (the limits are checked on it), or null when it
- * read none or the owner read its own.
+ * The cheapest observation this platform supports: an owned-tree read where a tree reader exists,
+ * else a full observe. Resolves to the table it read (the limits are checked on it), or null when
+ * it read none or the owner read its own.
  */
-export function ownedTreeRefresh(owner: TreeOwner, reader?: TableReader): () => Promise<ProcessTable | null> {
+export function ownedTreeRefresh(
+  owner: RevalidatingTreeOwner,
+  reader?: TableReader,
+): () => Promise<ProcessTable | null> {
   const treeReader = reader ?? (process.platform === 'linux' ? createLinuxReader() : undefined);
-  if (treeReader === undefined || !canRefreshPartially(owner)) {
+  if (treeReader === undefined) {
     return async () => {
       await owner.observe();
       return null;
@@ -38,7 +36,10 @@ export function ownedTreeRefresh(owner: TreeOwner, reader?: TableReader): () => 
   return async () => {
     // Every owned pid is a root of the read, so an owned pid missing from it really is gone.
     const table = await treeReader.readTrees(owner.ownedIdentities().map((member) => member.pid));
-    if (table !== null) owner.observeTable(table);
+    // Partial: the owned trees, not the whole machine. Taken as whole, it would replace the
+    // owner's last whole read (where the caller's own group is looked up off Linux: a tree read
+    // does not hold the caller) and forget the pid mark of the owner's last cookie sweep.
+    if (table !== null) owner.observeTable(table, true);
     return table;
   };
 }

@@ -7,8 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyExit } from '../classify/classify-exit.js';
-import type { KillTreeOptions, SignalOps, TreeOwner, TreeOwnerOptions } from '../kill/types.js';
-import { createTreeOwner } from '../ownership/tree-owner.js';
+import type { OwnerKill } from '../kill/owner-kill.js';
+import type { KillOptions } from '../kill/types.js';
+import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { TreeOwnerOptions } from '../ownership/types.js';
+import type { SignalOps } from '../signal/types.js';
 import { readStatFields } from '../table/linux-stat.js';
 import { createTableReader } from '../table/reader.js';
 import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
@@ -36,7 +39,9 @@ import { validateRunSpec } from './validate.js';
 
 export interface RunDeps {
   /** The tree owner; default `createTreeOwner` from ownership/tree-owner.ts. */
-  readonly createOwner?: (root: ProcessIdentity, options: TreeOwnerOptions) => TreeOwner;
+  readonly createOwner?: (root: ProcessIdentity, options: TreeOwnerOptions) => RevalidatingTreeOwner;
+  /** The kill of the owner's tree; default `killOwnedTree` from kill/owner-kill.ts. */
+  readonly killOwner?: OwnerKill;
   readonly reader?: TableReader;
   readonly signals?: SignalOps;
   /** Start time and state of one pid, read synchronously (default: /proc/PID/stat on Linux). */
@@ -112,11 +117,12 @@ class RunSupervisor implements Run {
   private readonly startedAtMs: number;
   private resolveOutcome: (outcome: RunOutcome) => void = () => {};
   private root: RootProcess | null = null;
-  private owner: TreeOwner | null = null;
+  private owner: RevalidatingTreeOwner | null = null;
   private output: CapturedOutput | null = null;
   private loop: ObserveLoop | null = null;
   private cancelTimeout: () => void = () => {};
-  private readonly killOptions: KillTreeOptions;
+  /** The owner carries the run cookie, reader and signals; the kill needs only its bounds. */
+  private readonly killOptions: KillOptions;
   private readonly reader: TableReader | undefined;
   /** Null when the run has no limits: the refresh then checks nothing. */
   private readonly limits: LimitChecker | null;
@@ -136,12 +142,7 @@ class RunSupervisor implements Run {
     this.cgroup = validated.cgroupParent === undefined ? null : openCgroup(validated.cgroupParent, this.id, adopted);
     this.leaseId = spec.leaseId ?? this.id;
     this.reader = platformReader(deps.reader);
-    this.killOptions = {
-      runId: this.id,
-      ...(validated.graceMs === undefined ? {} : { graceMs: validated.graceMs }),
-      ...(this.reader === undefined ? {} : { reader: this.reader }),
-      ...(deps.signals === undefined ? {} : { signals: deps.signals }),
-    };
+    this.killOptions = validated.graceMs === undefined ? {} : { graceMs: validated.graceMs };
     const limits = adopted === undefined ? validated.limits : enforceableAfterAdoption(validated.limits);
     this.limits = hasLimits(limits) ? createLimitChecker(limits, this.now, this.cgroup ?? undefined) : null;
     if (this.limits !== null) this.limitMethods = this.limits.methods;
@@ -284,7 +285,7 @@ class RunSupervisor implements Run {
     this.cancelTimeout();
     this.loop?.stop();
     const root = this.root as RootProcess;
-    const stop = await stopTree(this.owner, root, this.killOptions);
+    const stop = await stopTree(this.owner, root, this.killOptions, this.deps.killOwner);
     const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
     const survivors = swept?.survivors ?? stop.survivors;
     const classification = survivors.length > 0 ? 'kill_failed' : reason;
@@ -308,7 +309,7 @@ class RunSupervisor implements Run {
     if (left.length === 0) return this.finishExit(exit, {});
     if (this.spec.keepDescendants === true) return this.finishExit(exit, { kept: left });
     this.setPhase('stopping');
-    const stop = await stopTree(this.owner, this.root as RootProcess, this.killOptions);
+    const stop = await stopTree(this.owner, this.root as RootProcess, this.killOptions, this.deps.killOwner);
     const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
     const survivors = swept?.survivors ?? stop.survivors;
     const leftovers = uniqueIdentities([...left, ...stop.killed, ...(swept?.killed ?? [])]);

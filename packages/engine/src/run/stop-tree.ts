@@ -1,9 +1,12 @@
 /**
- * Ends the run's tree: the owner's revalidated kill (graceful, then forced, retried), then a
+ * Ends the run's tree: the revalidated kill of its owner (graceful, then forced, retried), then a
  * direct SIGKILL of the root when the tree kill did not take (the headless runner's fallback),
  * then a bounded wait for the root's exit status.
  */
-import type { KillOutcome, KillTreeOptions, TreeOwner } from '../kill/types.js';
+import { killOwnedTree, type OwnerKill } from '../kill/owner-kill.js';
+import type { KillOptions, KillOutcome } from '../kill/types.js';
+import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';
+import type { TreeOwner } from '../ownership/types.js';
 import { identityKey, type ProcessIdentity } from '../table/types.js';
 import type { RootProcess } from './root-process.js';
 
@@ -26,9 +29,13 @@ function unique(identities: readonly ProcessIdentity[]): ProcessIdentity[] {
   return [...seen.values()];
 }
 
-async function killQuietly(owner: TreeOwner, options: KillTreeOptions): Promise<KillOutcome | Error> {
+async function killQuietly(
+  owner: RevalidatingTreeOwner,
+  options: KillOptions,
+  killOwner: OwnerKill,
+): Promise<KillOutcome | Error> {
   try {
-    return await owner.kill(options);
+    return await killOwner(owner, options);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -44,14 +51,15 @@ async function membersAfterObserving(owner: TreeOwner): Promise<readonly Process
 }
 
 export async function stopTree(
-  owner: TreeOwner | null,
+  owner: RevalidatingTreeOwner | null,
   root: RootProcess,
-  options: KillTreeOptions,
+  options: KillOptions,
+  killOwner: OwnerKill = killOwnedTree,
 ): Promise<TreeStopResult> {
   const result =
     owner === null
       ? new Error('no tree owner: the root identity could not be read')
-      : await killQuietly(owner, options);
+      : await killQuietly(owner, options, killOwner);
   const kill = result instanceof Error ? undefined : result;
   const tookEffect = kill !== undefined && (kill.result === 'killed' || kill.result === 'already_gone');
   if (!tookEffect) root.signalDirect('SIGKILL');

@@ -11,3 +11,4 @@ export { loadPidfd, type PidfdApi } from './pidfd.js';
 export { parseStatLite, readStatLite, type StatLite } from './proc-stat.js';
 export { createSignalOps, killWithResult, type SignalOpsOptions, signalNumber } from './signal-ops.js';
 export { readLiveStartTime } from './start-time.js';
+export type { SignalName, SignalOps, SignalResult } from './types.js';

@@ -7,11 +7,11 @@
  * SignalRefusedError before anything is sent.
  */
 import { constants } from 'node:os';
-import type { SignalName, SignalOps, SignalResult } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { assertSameUser, assertSignallableGroup, assertSignallablePid } from './guards.js';
 import { EPERM, ESRCH, loadPidfd, type PidfdApi } from './pidfd.js';
 import { readLiveStartTime } from './start-time.js';
+import type { SignalName, SignalOps, SignalResult } from './types.js';
 
 export interface SignalOpsOptions {
   /** false forces the process.kill fallback (tests of the fallback path). Default: pidfd when available. */

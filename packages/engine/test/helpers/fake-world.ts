@@ -2,7 +2,7 @@
  * Injected process tables and signal functions, for what this machine cannot produce: macOS
  * EPERM from killpg, Windows, and exact races between a read and a signal.
  */
-import type { SignalName, SignalOps, SignalResult } from '../../src/kill/types.js';
+import type { SignalName, SignalOps, SignalResult } from '../../src/signal/types.js';
 import type { ProcessEntry, ProcessTable, TableReader } from '../../src/table/types.js';
 
 export type FakeProcess = Pick<ProcessEntry, 'pid' | 'ppid' | 'pgid'> & Partial<ProcessEntry>;

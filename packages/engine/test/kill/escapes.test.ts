@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killTree } from '../../src/kill/kill-tree.js';
+import { killOwnedTree } from '../../src/kill/owner-kill.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
@@ -49,7 +50,7 @@ describe('escaped descendants', () => {
     expect(owner.members().map((m) => m.pid)).toEqual([pid]);
     // With the root gone, the graceful root is the escape's own (fully owned) group.
     expect(owner.gracefulRoots().groups).toEqual([pid]);
-    const outcome = await owner.kill({ graceMs: 100 });
+    const outcome = await killOwnedTree(owner, { graceMs: 100 });
     expect(outcome.result).toBe('killed');
     expect(isRunning(pid)).toBe(false);
   });
@@ -87,7 +88,7 @@ describe('escaped descendants', () => {
     const owner = createTreeOwner(identityOf(fixture.pid), { runId, reader });
     await owner.observeRead('trees');
     expect(owner.members().map((m) => m.pid)).not.toContain(daemonPid);
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('killed');
     expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
     expect(isRunning(daemonPid)).toBe(false);
@@ -123,7 +124,7 @@ describe('escaped descendants', () => {
       const [daemon] = await readReportedPids(tracker, reportFile, 1, { role: 'daemon' });
       const daemonPid = daemon?.pid as number;
       await pollUntil(() => !isRunning(readMiddle(reportFile)), { description: 'the middle process to exit' });
-      const outcome = await owner.kill({ graceMs: 0 });
+      const outcome = await killOwnedTree(owner, { graceMs: 0 });
       expect(outcome.result).toBe('killed');
       expect(outcome.killed.map((m) => m.pid)).toContain(daemonPid);
       expect(isRunning(daemonPid)).toBe(false);

@@ -4,10 +4,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { killTree } from '../../src/kill/kill-tree.js';
-import type { SignalOps } from '../../src/kill/types.js';
+import { killOwnedTree } from '../../src/kill/owner-kill.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { ownProcessGroup } from '../../src/signal/guards.js';
 import { createSignalOps } from '../../src/signal/signal-ops.js';
+import type { SignalOps } from '../../src/signal/types.js';
 import { readProcEntry } from '../../src/table/index.js';
 import {
   findEnvCarriers,
@@ -57,7 +58,7 @@ describe('kill cases', () => {
     await owner.observe();
     expect(owner.zombies()).toEqual([zombie]);
     expect(owner.members().map((m) => m.pid)).toEqual([parent.pid]);
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('killed');
   });
 

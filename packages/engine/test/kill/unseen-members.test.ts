@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { killOwnedTree } from '../../src/kill/owner-kill.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
@@ -52,7 +53,7 @@ describe.runIf(process.platform === 'linux')('a kill before the owner saw the ch
           ...(withCookie ? { runId } : {}),
           ...(reader === undefined ? {} : { reader }),
         });
-        const outcome = await owner.kill({ graceMs: GRACE_MS });
+        const outcome = await killOwnedTree(owner, { graceMs: GRACE_MS });
         const alive = children.filter((child) => isRunning(child.pid, child.startTime));
         expect({ result: outcome.result, alive }).toEqual({ result: 'killed', alive: [] });
         expect(outcome.timeline.some((entry) => entry.action === 'SIGKILL')).toBe(true);
@@ -85,7 +86,7 @@ describe.runIf(process.platform === 'linux')('a parent whose leader thread exite
   for (const graceMs of [0, GRACE_MS]) {
     it(`a kill of it ends the child instead of calling the tree already gone (grace ${graceMs} ms)`, async () => {
       const { leader, child } = await zombieLeaderWithChild();
-      const outcome = await createTreeOwner(leader).kill({ graceMs });
+      const outcome = await killOwnedTree(createTreeOwner(leader), { graceMs });
       expect({ result: outcome.result, childAlive: isRunning(child.pid, child.startTime) }).toEqual({
         result: 'killed',
         childAlive: false,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { killOwnedTree } from '../../src/kill/owner-kill.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { createFakeSignals, createFakeWorld, type FakeProcess } from '../helpers/index.js';
 
@@ -41,7 +42,7 @@ describe('tree owner (injected tables)', () => {
 
   it('sends SIGTERM to the graceful roots only, then SIGKILL to every owned group deepest first', async () => {
     const { signals, owner } = setup(tree(), { ignoreTerm: true });
-    const outcome = await owner.kill({ graceMs: 30 });
+    const outcome = await killOwnedTree(owner, { graceMs: 30 });
     expect(outcome.result).toBe('killed');
     const terms = signals.calls.filter((c) => c.signal === 'SIGTERM');
     expect(terms).toEqual([{ kind: 'group', target: 40100, signal: 'SIGTERM' }]);
@@ -83,7 +84,7 @@ describe('tree owner (injected tables)', () => {
 
   it('refuses when the only ownership anchor is a recycled controller', async () => {
     const { signals, owner } = setup([{ pid: 40100, ppid: 1, pgid: 40100, startTime: 'someone-else' }]);
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('refused');
     expect(outcome.error).toMatch(
       /^identity became uncertain: pid 40100 now has start time someone-else, expected st-40100/,
@@ -106,7 +107,7 @@ describe('tree owner (injected tables)', () => {
   it('never signals the caller’s own group: members in it are signalled one by one', async () => {
     const processes = tree().map((p) => (p.pgid === 40100 ? { ...p, pgid: CALLER_GROUP } : p));
     const { signals, owner } = setup(processes);
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('killed');
     expect(signals.calls.some((c) => c.kind === 'group' && c.target === CALLER_GROUP)).toBe(false);
     expect(signals.calls).toContainEqual({ kind: 'process', target: 40100, signal: 'SIGKILL' });
@@ -133,7 +134,7 @@ describe('retry and fallback (injected)', () => {
       // The first SIGKILL to 40102's group "takes" nothing (a member stuck in D state, say).
       answer: (call) => (call.signal === 'SIGKILL' && call.target === 40102 && swallowed++ === 0 ? 'sent' : undefined),
     });
-    const outcome = await owner.kill({ graceMs: 0, verifyTimeoutMs: 50 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0, verifyTimeoutMs: 50 });
     expect(outcome.result).toBe('killed');
     expect(outcome.attempts).toBe(2);
     expect(outcome.timeline.map((e) => e.action)).toContain('retry');
@@ -148,7 +149,7 @@ describe('retry and fallback (injected)', () => {
         return undefined;
       },
     });
-    const outcome = await owner.kill({ graceMs: 0, attempts: 1, verifyTimeoutMs: 50 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0, attempts: 1, verifyTimeoutMs: 50 });
     expect(outcome.timeline.some((e) => e.action === 'fallback-direct')).toBe(true);
     expect(signals.calls).toContainEqual({ kind: 'process', target: 40100, signal: 'SIGKILL' });
     expect(outcome.result).toBe('killed');
@@ -197,7 +198,7 @@ describe('macOS killpg EPERM (injected)', () => {
     await expect(owner.signal('SIGKILL')).rejects.toThrow(
       /EPERM signalling process group 40101: running member\(s\) 40101, 40103/,
     );
-    const outcome = await owner.kill({ graceMs: 0, attempts: 2, verifyTimeoutMs: 100 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0, attempts: 2, verifyTimeoutMs: 100 });
     expect(outcome.result).toBe('kill_failed');
     expect(outcome.error).toMatch(/EPERM/);
     expect(outcome.attempts).toBe(2);

@@ -7,6 +7,7 @@
  * counts whole-machine reads.
  */
 import { describe, expect, it } from 'vitest';
+import { killOwnedTree } from '../../src/kill/owner-kill.js';
 import { createTreeOwner } from '../../src/ownership/tree-owner.js';
 import { filterTrees } from '../../src/table/trees.js';
 import type { TableReader } from '../../src/table/types.js';
@@ -42,7 +43,7 @@ describe('signalling on the owned-tree view', () => {
     ]);
     await owner.observe();
     const before = wholeReads();
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('killed');
     expect(wholeReads()).toBe(before);
     expect(signals.calls.filter((call) => call.signal === 'SIGKILL')).toEqual([
@@ -62,7 +63,7 @@ describe('signalling on the owned-tree view', () => {
     ]);
     await owner.observeRead('trees');
     const before = wholeReads();
-    const outcome = await owner.kill({ graceMs: 0 });
+    const outcome = await killOwnedTree(owner, { graceMs: 0 });
     expect(outcome.result).toBe('refused');
     expect(outcome.error).toMatch(/process group 40100 holds live pid 40150 .*that this tree does not own/);
     expect(wholeReads()).toBeGreaterThan(before);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRunning, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
-import { createFailingKillOwner } from './stub-owner.js';
+import { failingKill } from './stub-owner.js';
 
 describe('descendants left behind by a root that exits', () => {
   const tracker = useProcessTracker();
@@ -37,7 +37,7 @@ describe('descendants left behind by a root that exits', () => {
       { ...nodeFixture('setsid-escape.mjs', ['--exit']), env },
       {
         // Scripted: the kill reports failure and signals nothing, as a tree that will not die.
-        createOwner: createFailingKillOwner,
+        killOwner: failingKill,
       },
     );
     const outcome = await run.outcome;

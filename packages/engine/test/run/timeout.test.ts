@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import { isRunning, pollUntil, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, nodeScript, startTracked, useFixtureEnv } from './run-helpers.js';
-import { createFailingKillOwner } from './stub-owner.js';
+import { failingKill } from './stub-owner.js';
 
 /** Long enough for a 50 ms heartbeat to beat several times if anything were still alive. */
 const QUIET_CHECK_MS = 400;
@@ -105,7 +105,7 @@ describe('run timeout and cancel', () => {
       {
         scheduleTimeout: timer.scheduleTimeout,
         // Scripted owner: claims both attempts failed and signals nothing, as a kill that does not take.
-        createOwner: createFailingKillOwner,
+        killOwner: failingKill,
       },
     );
     const [parent] = await readReportedPids(tracker, reportFile, 1, { role: 'parent' });

@@ -24,9 +24,9 @@ import {
   readNativeCapabilities,
   readProcEntry,
   resolveStateDir,
-  type SignalName,
   type StatePaths,
   settleEndedRuns,
+  signalsSent,
   summarizeRuns,
 } from '@treewarden/engine';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
@@ -161,14 +161,6 @@ function isRecent(status: LeaseStatus, lease: ForeignLease, now: number): boolea
   return endedAt !== null && now - endedAt < ENDED_LEASE_VISIBLE_MS;
 }
 
-function signalsOf(outcome: KillOutcome): SignalName[] {
-  return [
-    ...new Set(
-      outcome.timeline.flatMap((step) => (step.action === 'SIGTERM' || step.action === 'SIGKILL' ? [step.action] : [])),
-    ),
-  ];
-}
-
 function recordKill(paths: StatePaths, target: ProcessIdentity, request: KillRequest, outcome: KillOutcome): void {
   appendLedgerRecord(
     paths.ledgerFile,
@@ -178,7 +170,7 @@ function recordKill(paths: StatePaths, target: ProcessIdentity, request: KillReq
       reason: request.reason,
       target: { pid: target.pid, startTime: target.startTime },
       result: outcome.result,
-      signals: signalsOf(outcome),
+      signals: signalsSent(outcome),
       pids: [...new Set(outcome.timeline.flatMap((step) => step.pids ?? []))],
       killed: outcome.killed,
       survivors: outcome.survivors,
