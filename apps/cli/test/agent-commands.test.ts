@@ -176,7 +176,7 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
 
     const clean = await runCli(['orphans', '--clean', '--json', '--grace', '1']);
     expect(clean.code, clean.stderr).toBe(0);
-    for (const pid of survivorsOf(doomed)) expect(isRunning(pid)).toBe(false);
+    for (const pid of survivorsOf(doomed)) expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(false);
     for (const pid of [...bystander.pids, daemon, ...otherUser])
       expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(true);
   });
@@ -197,7 +197,7 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
 
     const clean = await runCli(['orphans', '--clean', '--grace', '1']);
     expect(clean.code, clean.stderr).toBe(0);
-    for (const pid of survivorsOf(codex)) expect(isRunning(pid)).toBe(false);
+    for (const pid of survivorsOf(codex)) expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(false);
   });
 
   it('finds a tree leaked before any observer ran (SIGHUP of a closed terminal) from markers alone; --clean needs --all for it', async () => {

@@ -95,14 +95,16 @@ export function observeTable(
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
   const live = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
   const result: RememberResult = rememberObserved(remembered, live, table, now);
-  for (const record of result.changed) writeSession(context.stateRoot, record);
+  // As written: another observer's members and ends folded in, so this tick judges with them too.
+  const written = new Map(result.changed.map((record) => [record.id, writeSession(context.stateRoot, record)]));
+  const remembering = result.sessions.map((session) => written.get(session.id) ?? session);
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
   // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
   const isPresent = full ? undefined : (pid: number) => table.entries.has(pid) || readLiveStartTime(pid) !== null;
   const leaks = findAgentLeaks({
     table,
     live,
-    remembered: result.sessions,
+    remembered: remembering,
     markers,
     exclude,
     subreapers,
@@ -112,7 +114,7 @@ export function observeTable(
     ...(isPresent !== undefined ? { isPresent } : {}),
   });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));
-  const sessions = pruneSessions(context.stateRoot, result.sessions, now, (session) => leaking.has(session.id));
+  const sessions = pruneSessions(context.stateRoot, remembering, now, (session) => leaking.has(session.id));
   return {
     table,
     live,

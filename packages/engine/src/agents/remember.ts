@@ -111,3 +111,29 @@ export function rememberObserved(
   }
   return { sessions: [...byId.values()], changed, started, ended };
 }
+
+/**
+ * Two observers may remember the same session (the app, `treewarden watch`, a CLI `sessions`), each
+ * from its own last read of the store: the one writing last must not drop what the other learnt
+ * (a member seen only by it, an end). Folds the record on disk into ours before a write: members
+ * are the union by identity (ours wins except over a role the other told apart), the end is the
+ * earliest seen. A record of another root identity under the same id is simply replaced.
+ */
+export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession): StoredSession {
+  if (onDisk.root.pid !== ours.root.pid || onDisk.root.startTime !== ours.root.startTime) return ours;
+  const members = new Map<string, StoredMember>(onDisk.members.map((member) => [identityKey(member), member]));
+  for (const member of ours.members) {
+    const before = members.get(identityKey(member));
+    const role = member.role === 'other' && before !== undefined ? before.role : member.role;
+    members.set(identityKey(member), { ...member, role });
+  }
+  const ends = [onDisk.endedAtMs, ours.endedAtMs].filter((end): end is number => end !== null);
+  return {
+    ...ours,
+    members: [...members.values()],
+    sessionKeys: [...new Set([...onDisk.sessionKeys, ...ours.sessionKeys])].slice(0, 100),
+    startedAtMs: Math.min(onDisk.startedAtMs, ours.startedAtMs),
+    lastSeenAtMs: Math.max(onDisk.lastSeenAtMs, ours.lastSeenAtMs),
+    endedAtMs: ends.length === 0 ? null : Math.min(...ends),
+  };
+}

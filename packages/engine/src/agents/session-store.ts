@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
+import { mergeSessionRecords } from './remember.js';
 import { type StoredSession, storedSessionSchema } from './store-schema.js';
 
 export const AGENT_SESSIONS_DIR = 'agent-sessions';
@@ -94,16 +95,30 @@ function makePrivateDir(dir: string): void {
   checkPrivatePath(dir, 'directory');
 }
 
+/** The record on disk for `file`, or null when absent or not believable (then ours replaces it). */
+function readExisting(file: string): StoredSession | null {
+  try {
+    return readOne(file);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Writes one record atomically: a private temp file (its name carries our pid, so two writers never
  * share it), flushed, then renamed over the record, so a crash leaves the old record or the new one.
+ * What another observer wrote since our last read is folded in first (`mergeSessionRecords`); the
+ * window left between that read and the rename is one write, not one observation tick. Returns
+ * the record as written.
  */
-export function writeSession(stateRoot: string, session: StoredSession): void {
+export function writeSession(stateRoot: string, session: StoredSession): StoredSession {
   const dir = sessionsDir(stateRoot);
   makePrivateDir(stateRoot);
   makePrivateDir(dir);
-  const bounded = { ...session, members: session.members.slice(-MAX_MEMBERS_PER_SESSION) };
   const file = fileOf(dir, session.id);
+  const onDisk = readExisting(file);
+  const merged = onDisk === null ? session : mergeSessionRecords(onDisk, session);
+  const bounded = { ...merged, members: merged.members.slice(-MAX_MEMBERS_PER_SESSION) };
   const temp = `${file}.${process.pid}.tmp`;
   rmSync(temp, { force: true }); // A leftover of a crashed writer that had our pid.
   const fd = openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL) as number;
@@ -114,6 +129,7 @@ export function writeSession(stateRoot: string, session: StoredSession): void {
     closeSync(fd);
   }
   renameSync(temp, file);
+  return bounded;
 }
 
 export function forgetSession(stateRoot: string, id: string): void {

@@ -37,6 +37,36 @@ describe('session store', () => {
     expect(readdirSync(sessionsDir(root))).toEqual(['claude-code-100-5.json']);
   });
 
+  it('never loses what another observer wrote since its own read: members are merged, the end kept', () => {
+    const root = makeTempDir();
+    const id = 'claude-code-100-5';
+    const seen = record(id, 1);
+    // Observer A learns of a subagent and writes; observer B, from its older view, then sees the root die.
+    const subagent = {
+      pid: 102,
+      startTime: '7',
+      ppid: 101,
+      role: 'subagent' as const,
+      args: ['node'],
+      via: 'descendant' as const,
+    };
+    writeSession(root, { ...seen, members: [...seen.members, subagent], lastSeenAtMs: 2 });
+    const written = writeSession(root, { ...seen, endedAtMs: 3, lastSeenAtMs: 3 });
+    const [stored] = readSessions(root).sessions;
+    expect(stored).toEqual(written);
+    expect(stored?.members.map((member) => member.pid).sort()).toEqual([101, 102]);
+    expect(stored?.endedAtMs).toBe(3);
+    // A later live view from A does not un-end the session, and a role told apart is kept over `other`.
+    writeSession(root, { ...seen, members: [{ ...subagent, role: 'other' }], lastSeenAtMs: 4 });
+    const [after] = readSessions(root).sessions;
+    expect(after?.endedAtMs).toBe(3);
+    expect(after?.lastSeenAtMs).toBe(4);
+    expect(after?.members.find((member) => member.pid === 102)?.role).toBe('subagent');
+    // Another root identity under the same id (a reused pid with the same start is impossible; a forged one) is replaced.
+    const other = { ...record(id, 9), root: { pid: 100, startTime: '8', args: ['claude'] } };
+    expect(writeSession(root, other)).toEqual(other);
+  });
+
   it('reports a torn record and a forged one (bad pid) and still reads the good one', () => {
     const root = makeTempDir();
     writeSession(root, record('good', 1));
