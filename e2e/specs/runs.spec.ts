@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { TEST_SHOT_DIR } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import {
   expectFixtureReady,
@@ -46,6 +48,12 @@ test.describe('runs started from the UI', () => {
     await expect(outcome).toBeVisible({ timeout: KILL_TIMEOUT_MS });
     await expect(outcome.locator('.tl-action', { hasText: 'SIGTERM' })).toBeVisible();
     await expect(outcome.locator('.tl-action', { hasText: 'SIGKILL' })).toBeVisible();
+    // The children ignore SIGTERM: the escalation freezes them (its own step, not a read) before SIGKILL.
+    const actions = await outcome.locator('li.tl').evaluateAll((steps) => steps.map((step) => step.textContent ?? ''));
+    const frozeAt = actions.findIndex((text) => text.includes('SIGSTOP'));
+    expect(frozeAt, actions.join('\n')).toBeGreaterThan(-1);
+    expect(frozeAt, actions.join('\n')).toBeLessThan(actions.findIndex((text) => text.includes('SIGKILL')));
+    await outcome.screenshot({ path: join(TEST_SHOT_DIR, 'kill-timeline.png') });
     await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
     await expect(card.locator('.run-meta [data-classification]')).toBeVisible();
     await expect(card).toContainText('nothing of its tree is left');
