@@ -125,6 +125,17 @@ export async function readReportedPids(
 }
 
 /** Alive and not a zombie (a zombie counts as stopped). */
+/**
+ * A shell script that leaves a zombie and prints its pid: its child exits only once the shell has
+ * exec'd `sleep SECONDS` (which never reaps). A child that exited before the exec could be reaped
+ * by the shell itself on a loaded machine, and then no zombie would ever appear. Bounded wait.
+ */
+export function zombieLeavingScript(seconds: number): string {
+  const waitForExec =
+    'i=0; while [ "$i" -lt 500 ]; do read -r name < /proc/$$/comm || break; [ "$name" = sleep ] && break; i=$((i + 1)); sleep 0.01; done';
+  return `(${waitForExec}) & echo $!; exec sleep ${seconds}`;
+}
+
 export function isRunning(pid: number, startTime?: string): boolean {
   const entry = readProcEntry(pid);
   if (entry === null || entry.state === 'Z' || entry.state === 'X') return false;

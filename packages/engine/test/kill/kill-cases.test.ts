@@ -21,6 +21,7 @@ import {
   spawnFixture,
   startTimeOf,
   useProcessTracker,
+  zombieLeavingScript,
 } from '../helpers/index.js';
 
 const GRACE_MS = 300;
@@ -42,8 +43,8 @@ describe('kill cases', () => {
   });
 
   it('counts a zombie left by a parent that never reaps as stopped', async () => {
-    // sh forks a short sleep, then execs a long one, which never reaps it: the short one stays a zombie.
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 30'], {
+    // sh forks a short child, then execs a long sleep, which never reaps it: the child stays a zombie.
+    const parent = spawn('/bin/sh', ['-c', zombieLeavingScript(30)], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     tracker.trackChild(parent);

@@ -7,7 +7,14 @@ import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
 import { filterTrees } from '../../src/table/trees.js';
-import { makeTempDir, type ProcessTracker, pollUntil, removeTempDir, useProcessTracker } from '../helpers/index.js';
+import {
+  makeTempDir,
+  type ProcessTracker,
+  pollUntil,
+  removeTempDir,
+  useProcessTracker,
+  zombieLeavingScript,
+} from '../helpers/index.js';
 
 /** How long a test shell waits for the lines it prints (sh start-up on a loaded 2-core box). */
 const LINES_WAIT_MS = 10_000;
@@ -90,7 +97,7 @@ describe('linux /proc reader', () => {
 
   it('shows an unreaped child as a zombie with no argv or cwd', async () => {
     // sh forks a short child, then execs sleep, which never waits: the child stays a zombie.
-    const shell = startShell(tracker, 'sleep 0 & echo $!; exec sleep 60');
+    const shell = startShell(tracker, zombieLeavingScript(60));
     const [zombie] = (await shell.pids(1)) as [number];
     const reader = createLinuxReader();
     const entry = await pollUntil(
