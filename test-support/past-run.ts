@@ -2,11 +2,21 @@
  * A run recorded in a ledger as an earlier session would have left it: started, and (unless
  * `ended: false`) ended `ok`. Orphan tests leak a tree under such a run on purpose.
  */
-import { appendLedgerRecord, createRunDir, readProcEntry, type StatePaths } from '@treewarden/engine';
+import {
+  appendLedgerRecord,
+  createRunDir,
+  type ProcessIdentity,
+  readProcEntry,
+  type StatePaths,
+} from '@treewarden/engine';
 
 export interface PastRunOptions {
   readonly ended?: boolean;
   readonly command?: string;
+  /** The run's own cgroup v2 as `--cgroup` records it (in run_start and run_end). */
+  readonly cgroup?: string;
+  /** Descendants the run kept on purpose (`keepDescendants`), recorded in run_end. */
+  readonly kept?: readonly ProcessIdentity[];
 }
 
 /** Returns the run's private directory (created under the state dir). */
@@ -17,7 +27,17 @@ export function recordPastRun(paths: StatePaths, runId: string, options: PastRun
   const command = options.command ?? 'fixture';
   appendLedgerRecord(
     paths.ledgerFile,
-    { kind: 'run_start', runId, command, args: [], cwd: runDir, runDir, pid: null, startTime: null },
+    {
+      kind: 'run_start',
+      runId,
+      command,
+      args: [],
+      cwd: runDir,
+      runDir,
+      pid: null,
+      startTime: null,
+      ...(options.cgroup !== undefined ? { cgroup: options.cgroup } : {}),
+    },
     by,
   );
   if (options.ended === false) return runDir;
@@ -32,6 +52,8 @@ export function recordPastRun(paths: StatePaths, runId: string, options: PastRun
       durationMs: 1,
       killAttempts: 0,
       survivors: [],
+      ...(options.cgroup !== undefined ? { cgroup: options.cgroup } : {}),
+      ...(options.kept !== undefined && options.kept.length > 0 ? { kept: [...options.kept] } : {}),
     },
     by,
   );

@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendLedgerRecord } from '../../src/ledger/append.js';
 import { cleanOrphans } from '../../src/orphans/clean-orphans.js';
 import { findOrphans } from '../../src/orphans/find-orphans.js';
 import {
@@ -22,45 +21,19 @@ import {
 import { CGROUP_HOME_NAME, probeCgroup } from '../../src/run/cgroup-probe.js';
 import { ensureStateDir, type StatePaths } from '../../src/state/state-dir.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
-import type { ProcessIdentity } from '../../src/table/types.js';
 import {
   fixturePath,
   isRunning,
   MAX_LIFETIME_ENV,
   makeTempDir,
   pollUntil,
+  recordPastRun,
   TEST_FIXTURE_LIFETIME_MS,
   useProcessTracker,
 } from '../helpers/index.js';
 
 const PROBE = probeCgroup();
 if (!PROBE.available) console.warn(`orphans cgroup tests skipped: ${PROBE.reason}`);
-
-/** A run that started with a cgroup and ended (having kept `kept` on purpose, if given). */
-function recordEndedRun(paths: StatePaths, runId: string, cgroup: string, kept: readonly ProcessIdentity[] = []): void {
-  const by = { role: 'test' as const, pid: process.pid, startTime: readProcEntry(process.pid)?.startTime ?? '' };
-  appendLedgerRecord(
-    paths.ledgerFile,
-    { kind: 'run_start', runId, command: 'x', args: [], cwd: '/', pid: null, startTime: null, cgroup },
-    by,
-  );
-  appendLedgerRecord(
-    paths.ledgerFile,
-    {
-      kind: 'run_end',
-      runId,
-      classification: 'ok',
-      exitCode: 0,
-      signal: null,
-      durationMs: 1,
-      killAttempts: 0,
-      survivors: [],
-      cgroup,
-      ...(kept.length > 0 ? { kept } : {}),
-    },
-    by,
-  );
-}
 
 describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', () => {
   const tracker = useProcessTracker();
@@ -99,7 +72,10 @@ describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', ()
   it('what a run kept on purpose stays in its cgroup, never reported as a leak', async () => {
     const { paths, runId, cgroup } = setup();
     const pid = await placeProcess(cgroup);
-    recordEndedRun(paths, runId, cgroup.path, [{ pid, startTime: readProcEntry(pid)?.startTime ?? '' }]);
+    recordPastRun(paths, runId, {
+      cgroup: cgroup.path,
+      kept: [{ pid, startTime: readProcEntry(pid)?.startTime ?? '' }],
+    });
     const scan = findOrphans({ paths });
     expect(scan.groups.filter((g) => g.runId === runId)).toEqual([]);
     expect(isRunning(pid)).toBe(true);
@@ -110,7 +86,7 @@ describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', ()
     const { paths, runId, cgroup } = setup();
     // No run cookie, cwd "/": nothing but the cgroup ties it to the run.
     const pid = await placeProcess(cgroup);
-    recordEndedRun(paths, runId, cgroup.path);
+    recordPastRun(paths, runId, { cgroup: cgroup.path });
 
     const scan = findOrphans({ paths });
     const group = scan.groups.find((g) => g.runId === runId);
@@ -126,14 +102,14 @@ describe.skipIf(!PROBE.available)('orphans and run cgroups (real processes)', ()
 
   it('the scan removes an ended run’s empty cgroup, and ignores a recorded path not of our shape', () => {
     const { paths, runId, cgroup } = setup();
-    recordEndedRun(paths, runId, cgroup.path);
+    recordPastRun(paths, runId, { cgroup: cgroup.path });
     // A forged record pointing at a cgroup outside our home: never read, never removed.
     const foreign = join(cgroup.path, '..', '..', `not-ours-${process.pid}`);
     mkdirSync(foreign);
     cleanup.push(async () => {
       removeRunCgroup(foreign);
     });
-    recordEndedRun(paths, `not-ours-${process.pid}`, foreign);
+    recordPastRun(paths, `not-ours-${process.pid}`, { cgroup: foreign });
     const scan = findOrphans({ paths });
     expect(scan.groups.filter((g) => g.runId === runId)).toEqual([]);
     expect(existsSync(cgroup.path)).toBe(false);
