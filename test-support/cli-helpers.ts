@@ -30,11 +30,16 @@ export interface CliProcess {
   readonly result: Promise<CliResult>;
 }
 
-export function startCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI_MAIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export interface CollectOptions {
+  /** What the child is, for the timeout's message. */
+  readonly description: string;
+  readonly timeoutMs: number;
+  /** SIGKILL the child when the bound passes (else it is left to the test's process tracker). */
+  readonly killOnTimeout?: boolean;
+}
+
+/** Everything a child prints, and how it ended, once it closed; rejects past the bound. */
+export function collectOutput(child: ChildProcess, options: CollectOptions): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -43,15 +48,27 @@ export function startCli(args: readonly string[], env: Readonly<Record<string, s
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const result = new Promise<CliResult>((resolve, reject) => {
+  return new Promise<CliResult>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`treewarden ${args.join(' ')} did not finish within ${CLI_RUN_TIMEOUT_MS} ms`));
-    }, CLI_RUN_TIMEOUT_MS);
+      if (options.killOnTimeout === true) child.kill('SIGKILL');
+      reject(new Error(`${options.description} did not finish within ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+  });
+}
+
+export function startCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result = collectOutput(child, {
+    description: `treewarden ${args.join(' ')}`,
+    timeoutMs: CLI_RUN_TIMEOUT_MS,
+    killOnTimeout: true,
   });
   return { child, result };
 }

@@ -5,12 +5,12 @@
  * `--keep-descendants` (the kept descendant really outlives the CLI, its lease and its guardian,
  * and is not reported as leaked).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { GuardianLostRecord, KillRecord, RunEndRecord } from '@treewarden/engine';
 import { ensureStateDir, listLeases, RUN_ID_ENV, readLedger, type StatePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_MAIN, type CliResult, runCli } from '../../../test-support/cli-helpers.js';
+import { assertBuilt, CLI_MAIN, collectOutput, runCli } from '../../../test-support/cli-helpers.js';
 import {
   fixturePath,
   isRunning,
@@ -59,28 +59,11 @@ function startRun(tracker: ProcessTracker, paths: StatePaths, args: readonly str
     env: { ...process.env, TREEWARDEN_HOME: paths.root, [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: '90000' },
   });
   tracker.trackChild(cli, { detached: true });
-  return { cli, reportFile, result: collect(cli) };
-}
-
-function collect(child: ChildProcess): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`treewarden run did not exit within ${CLI_EXIT_WAIT_MS} ms`)),
-      CLI_EXIT_WAIT_MS,
-    );
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return {
+    cli,
+    reportFile,
+    result: collectOutput(cli, { description: 'treewarden run', timeoutMs: CLI_EXIT_WAIT_MS }),
+  };
 }
 
 /** The lease the CLI opened and its one run, once the run's root is recorded. */

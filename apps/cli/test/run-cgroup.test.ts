@@ -3,13 +3,13 @@
  * cgroup the guardian created, and at the deadline its tree kill plus `cgroup.kill` end the whole
  * tree, cookie-less double-forked daemons included; the cgroup is gone afterwards.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardianLostRecord } from '@treewarden/engine';
 import { CGROUP_HOME_NAME, ensureStateDir, listLeases, probeCgroup, readLedger } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_MAIN, type CliResult } from '../../../test-support/cli-helpers.js';
+import { assertBuilt, CLI_MAIN, collectOutput } from '../../../test-support/cli-helpers.js';
 import {
   fixturePath,
   isRunning,
@@ -30,27 +30,6 @@ if (!PROBE.available) console.warn(`run --cgroup CLI tests skipped: ${PROBE.reas
 const RUN_TIMEOUT_SECONDS = 20;
 const CLI_EXIT_WAIT_MS = 90_000;
 const TEST_TIMEOUT_MS = 120_000;
-
-function collect(child: ChildProcess): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`run did not exit within ${CLI_EXIT_WAIT_MS} ms`)),
-      CLI_EXIT_WAIT_MS,
-    );
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 describe.skipIf(!PROBE.available)('treewarden run --cgroup', () => {
   const tracker = useProcessTracker();
@@ -93,7 +72,7 @@ describe.skipIf(!PROBE.available)('treewarden run --cgroup', () => {
         },
       );
       tracker.trackChild(cli, { detached: true });
-      const result = collect(cli);
+      const result = collectOutput(cli, { description: 'treewarden run', timeoutMs: CLI_EXIT_WAIT_MS });
       await readReportedPids(tracker, reportFile, 2, { role: 'stealth', timeoutMs: 40_000 });
       const status = await pollUntil(() => listLeases(paths)[0]?.lease ?? null, { description: 'the lease' });
       tracker.trackPid(status.guardian.pid);

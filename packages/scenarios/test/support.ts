@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
+import { collectOutput } from '../../../test-support/cli-helpers.js';
 import {
   findScenario,
   type ScenarioResult,
@@ -148,15 +149,14 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Everything a CLI child prints, and its exit code, once it closed. */
+/** Bound on one scenario CLI run in these tests (the slowest scenario plus start-up under load). */
+const SCENARIO_CLI_WAIT_MS = 90_000;
+
+/** Everything a CLI child prints, and its exit code, once it closed (bounded; SIGKILLed past the bound). */
 export function collect(child: ChildProcess): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
+  return collectOutput(child, {
+    description: 'treewarden scenario',
+    timeoutMs: SCENARIO_CLI_WAIT_MS,
+    killOnTimeout: true,
   });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
