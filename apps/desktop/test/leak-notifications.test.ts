@@ -6,6 +6,7 @@
  * click on it opens the window again.
  */
 import { join } from 'node:path';
+import { readSessions } from '@treewarden/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAgent } from '../../../test-support/fake-agents.js';
 import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
@@ -16,6 +17,18 @@ import { CLOSE_WAIT_MS, closeApp, loadMain, quitApp, unloadMain } from './suppor
 const NOTICE_WAIT_MS = 45_000;
 
 const tracker = useProcessTracker();
+
+/**
+ * Kill the root only once the app remembered the session (its full scan runs every 10 s): a tree
+ * leaked before any observer saw it is found from markers alone, and such a find is withheld while
+ * an older live session of the same agent exists — as other test files' fake sessions do in a full run.
+ */
+async function waitUntilRemembered(stateDir: string, rootPid: number): Promise<void> {
+  await pollUntil(() => readSessions(stateDir).sessions.some((session) => session.root.pid === rootPid), {
+    deadlineMs: NOTICE_WAIT_MS,
+    description: `the app to remember the session of ${rootPid}`,
+  });
+}
 
 describe('leak notifications', () => {
   const savedHome = process.env.TREEWARDEN_HOME;
@@ -44,6 +57,7 @@ describe('leak notifications', () => {
         await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
         const agent = await startFakeAgent(tracker, 'claude');
         expect(notices()).toEqual([]);
+        await waitUntilRemembered(join(dir, 'state'), agent.rootPid);
         process.kill(agent.rootPid, 'SIGKILL');
         await pollUntil(() => !isRunning(agent.rootPid), { description: 'the fake Claude root to die' });
         const [notice] = await pollUntil(() => (notices().length > 0 ? notices() : null), {
@@ -58,7 +72,7 @@ describe('leak notifications', () => {
         await closeApp(standIn);
       }
     },
-    NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
+    2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
   );
 
   it(
@@ -77,6 +91,7 @@ describe('leak notifications', () => {
         first.close();
         expect(standIn.calls.filter((call) => call.startsWith('exit'))).toEqual([]);
         const agent = await startFakeAgent(tracker, 'claude');
+        await waitUntilRemembered(join(dir, 'state'), agent.rootPid);
         process.kill(agent.rootPid, 'SIGKILL');
         await pollUntil(() => !isRunning(agent.rootPid), { description: 'the fake Claude root to die' });
         const [notification] = await pollUntil(
@@ -96,6 +111,6 @@ describe('leak notifications', () => {
         await quitApp(standIn);
       }
     },
-    NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
+    2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
   );
 });
