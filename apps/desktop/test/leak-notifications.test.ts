@@ -19,9 +19,10 @@ const NOTICE_WAIT_MS = 45_000;
 const tracker = useProcessTracker();
 
 /**
- * Kill the root only once the app remembered the session (its full scan runs every 10 s): a tree
- * leaked before any observer saw it is found from markers alone, and such a find is withheld while
- * an older live session of the same agent exists — as other test files' fake sessions do in a full run.
+ * Kill the root only once the app remembered the session (new sessions are found by its full scan,
+ * every 10 s). This test is about the notification for a remembered session's survivors; a root
+ * killed before any scan saw it leaves a tree only markers can tie to Claude, a different path,
+ * and this test timed out once that way in a full run beside busy loops.
  */
 async function waitUntilRemembered(stateDir: string, rootPid: number): Promise<void> {
   await pollUntil(() => readSessions(stateDir).sessions.some((session) => session.root.pid === rootPid), {
