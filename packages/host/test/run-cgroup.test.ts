@@ -3,15 +3,18 @@
  * `cgroup: true` (the UI's command, parsed at the boundary) runs in its own real cgroup v2, the
  * details say which path enforced its limits, the cgroup is gone after the run, and Retry keeps it.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { probeCgroup, RUN_ID_ENV } from '@treewarden/engine';
+import { probeCgroup, RUN_ID_ENV, TREEWARDEN_HOME_ENV } from '@treewarden/engine';
 import { commandSchema, type HostEvent, type RunView } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, pollUntil, useProcessTracker } from '../../../test-support/index.js';
 import { EVENT_WAIT_MS, expectOk, latestSnapshot, SLOW_TEST_MS, useTestHost, waitForRun } from './helpers.js';
 
 const PROBE = probeCgroup();
+/** The built CLI (`npx tsc -b` first): a run another holder started, seen by the host from the ledger. */
+const CLI_MAIN = join(import.meta.dirname, '..', '..', '..', 'apps', 'cli', 'dist', 'main.js');
 if (!PROBE.available) console.warn(`host cgroup run tests skipped: ${PROBE.reason}`);
 
 /** The cgroup v2 line (`0::/PATH`) of a live process. */
@@ -101,6 +104,61 @@ describe('runs in their own cgroup from the app', () => {
       const retried = expectOk<{ runId: string }>(await host.handle({ type: 'retryRun', runId: started.runId }));
       const second = await runInCgroup(retried.runId);
       await endAndCheckGone(second);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it.skipIf(!PROBE.available)(
+    "a CLI run's cgroup shows from its run_start record, and Retry of it from the app keeps the cgroup",
+    async () => {
+      if (!PROBE.available) return;
+      const { host, events, stateDir } = startHost();
+      const cli = spawn(
+        process.execPath,
+        [
+          CLI_MAIN,
+          'run',
+          '--cgroup',
+          '--max-procs',
+          '50',
+          '--timeout',
+          '120',
+          '--',
+          process.execPath,
+          fixturePath('run-forever.mjs'),
+        ],
+        { stdio: 'ignore', env: { ...process.env, [TREEWARDEN_HOME_ENV]: stateDir } },
+      );
+      tracker.trackChild(cli);
+      const foreign = await pollUntil(
+        () =>
+          latestSnapshot(events)
+            ?.leases.filter((lease) => !lease.heldByThisApp)
+            .flatMap((lease) => lease.runs)
+            .find((run) => run.root !== null && run.cgroup !== undefined) ?? null,
+        { deadlineMs: EVENT_WAIT_MS, description: "the CLI's run with its cgroup" },
+      );
+      tracker.trackEnvMarker(RUN_ID_ENV, foreign.id);
+      expect(foreign.cgroup).toBe(join(PROBE.path, 'treewarden', foreign.id));
+      expect(foreign.limitEnforcement).toBe('cgroup');
+      if (foreign.root === null) throw new Error('no root');
+      expectOk(await host.handle({ type: 'killTree', target: foreign.root }));
+      await waitForRun(events, foreign.id, (run) => run.phase === 'ended' && run.retry.available, 'the CLI run ended');
+
+      const retried = expectOk<{ runId: string }>(await host.handle({ type: 'retryRun', runId: foreign.id }));
+      tracker.trackEnvMarker(RUN_ID_ENV, retried.runId);
+      const view = await waitForRun(
+        events,
+        retried.runId,
+        (run) => run.root !== null && run.cgroup !== undefined,
+        'the retried run in its cgroup',
+      );
+      expect(cgroupLineOf(view.root?.pid ?? 0)?.endsWith(`/treewarden/${retried.runId}`)).toBe(true);
+      if (view.root !== null) expectOk(await host.handle({ type: 'killTree', target: view.root }));
+      await pollUntil(() => !existsSync(view.cgroup ?? ''), {
+        deadlineMs: EVENT_WAIT_MS,
+        description: "the retried run's cgroup to be removed",
+      });
     },
     SLOW_TEST_MS,
   );
