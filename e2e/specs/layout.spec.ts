@@ -42,7 +42,7 @@ async function expectTidy(page: Page, where: string): Promise<void> {
   expect(await clippedMarkers(page), `zombie and escape markers in ${where}`).toEqual([]);
 }
 
-/** CPU % cells of the first rows, as numbers (zombies show "–" and are skipped). */
+/** CPU % cells of the first rows, as numbers (zombies "–" and processes first seen "—" are skipped). */
 async function firstValues(page: Page, column: string, count: number): Promise<number[]> {
   const cells = await page.locator(`.system-scroll [role="treeitem"] ${column}`).allTextContents();
   return cells

@@ -32,7 +32,7 @@ function curve(key: string): Sample[] {
 }
 
 function cpuOf(samples: Sample[]): number[] {
-  return samples.map((sample) => Math.round(sample.cpuPercent * 10) / 10);
+  return samples.map((sample) => Math.round((sample.cpuPercent ?? Number.NaN) * 10) / 10);
 }
 
 function mibOf(samples: Sample[]): number[] {

@@ -7,7 +7,8 @@ import {
   type RunSpec,
 } from '@treewarden/engine';
 import type { Classification, KillReport, LimitTrip, RunPhase } from '@treewarden/protocol';
-import type { HostRun } from './engine/port.js';
+import type { HostRun, RunEnforcement } from './engine/port.js';
+import { enforcementOf } from './engine/run-enforcement.js';
 import { createMembership, type Membership } from './snapshot/membership.js';
 
 export interface RunRecord {
@@ -40,6 +41,8 @@ export interface RunRecord {
   stderrTail: string;
   /** The limit that ended the run, if one did. */
   limitTrip?: LimitTrip;
+  /** How its limits were enforced and its cgroup: the start record's word, then the outcome's. */
+  readonly enforcement?: RunEnforcement | null;
 }
 
 type RunState = Pick<
@@ -77,6 +80,14 @@ export function recordOwnRun(handle: HostRun, id: string = handle.runId): RunRec
   // The engine validated the spec before the start: undefined means its default, never "unknown".
   const timeoutSeconds = handle.spec.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const { runId: _previousId, ...retrySpec } = handle.spec;
+  // The outcome's word, once there is one: it outlives a ledger that was rotated or unreadable.
+  let ended: RunEnforcement | null = null;
+  void handle.outcome.then(
+    (outcome) => {
+      ended = enforcementOf(outcome);
+    },
+    () => undefined, // trackRun reports a broken outcome promise
+  );
   return {
     id,
     leaseId: handle.leaseId,
@@ -95,6 +106,9 @@ export function recordOwnRun(handle: HostRun, id: string = handle.runId): RunRec
     membership: createMembership(() => handle.root),
     handle,
     ...runningState(),
+    get enforcement() {
+      return ended ?? handle.enforcement?.() ?? null;
+    },
   };
 }
 

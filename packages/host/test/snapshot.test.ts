@@ -86,12 +86,13 @@ describe('run membership', () => {
 });
 
 describe('CPU percent', () => {
-  it('is CPU time used over wall time since the previous read, 0 on first sight', () => {
+  it('is CPU time used over wall time since the previous read, unknown (absent) on first sight', () => {
     const cpu = createCpuTracker();
-    expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 100 })), 1000).get('5:1005')).toBe(0);
+    expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 100 })), 1000).has('5:1005')).toBe(false);
     expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 600 })), 2000).get('5:1005')).toBe(50);
-    // A recycled pid is a new identity: no delta against the old one.
-    expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 5000, startTime: '7' })), 3000).get('5:7')).toBe(0);
+    // A recycled pid is a new identity: no delta against the old one, so unknown again.
+    expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 5000, startTime: '7' })), 3000).has('5:7')).toBe(false);
+    expect(cpu.sample(table(entry(5, 1, { cpuTimeMs: 5000, startTime: '7' })), 4000).get('5:7')).toBe(0);
   });
 });
 

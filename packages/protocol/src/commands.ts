@@ -33,6 +33,8 @@ export const commandSchema = z.discriminatedUnion('type', [
     timeoutSeconds: z.number().min(MIN_TIMEOUT_SECONDS).max(MAX_TIMEOUT_SECONDS),
     leaseName: z.string().min(1).max(128).optional(),
     limits: runLimitsSchema.optional(),
+    /** Run in its own cgroup v2; the engine refuses it before launch where the probe found none. */
+    cgroup: z.boolean().optional(),
   }),
   /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
   z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),

@@ -9,6 +9,8 @@ import {
   CLASSIFICATIONS,
   KILL_RESULTS,
   KILL_TIMELINE_ACTIONS,
+  LIMIT_ENFORCEMENTS,
+  LIMIT_METHODS,
   LIMIT_NAMES,
   MAX_CPU_LIMIT_SECONDS,
   MAX_IDLE_TIMEOUT_SECONDS,
@@ -59,7 +61,11 @@ export const processNodeSchema = z.object({
   /** argv joined for display, truncated by the host. */
   commandLine: z.string(),
   cwd: z.string().nullable(),
-  cpuPercent: z.number().nonnegative(),
+  /**
+   * CPU since the previous sample (100 = one core). Absent = unknown: the first time the host sees
+   * a process it has no earlier CPU time to diff against, and a made-up 0 would be a false state.
+   */
+  cpuPercent: z.number().nonnegative().optional(),
   rssBytes: z.number().nonnegative(),
   startedAtMs: epochMs,
   /** In a different process group or session than its run's root: it tried to escape. */
@@ -135,6 +141,12 @@ export const runViewSchema = z.object({
   limits: runLimitsSchema.optional(),
   /** The limit that ended it. */
   limitTrip: limitTripSchema.optional(),
+  /** Which path enforced its limits (from the engine's run_start record or outcome); absent: unknown or none. */
+  limitEnforcement: z.enum(LIMIT_ENFORCEMENTS).optional(),
+  /** Per limit (its CLI flag name), what it was checked against. */
+  limitMethods: z.partialRecord(z.enum(LIMIT_NAMES), z.enum(LIMIT_METHODS)).optional(),
+  /** The run's own cgroup v2 directory, when it ran in one. */
+  cgroup: z.string().max(4096).optional(),
 });
 export type RunView = z.infer<typeof runViewSchema>;
 
@@ -192,10 +204,27 @@ export type SessionProcess = z.infer<typeof sessionProcessSchema>;
 export const sessionViewSchema = agentSessionSchema.extend({
   /** Live processes of the session now (root first while it lives; leaked members once it ended). */
   processes: z.array(sessionProcessSchema),
-  cpuPercent: z.number().nonnegative(),
+  /** Sum over the members whose CPU is known; absent while none is (just seen). */
+  cpuPercent: z.number().nonnegative().optional(),
   rssBytes: z.number().nonnegative(),
 });
 export type SessionView = z.infer<typeof sessionViewSchema>;
+
+/** Whether runs can go to their own cgroup v2 here, probed once when the host starts. */
+export const cgroupCapabilitySchema = z.discriminatedUnion('available', [
+  z.object({
+    available: z.literal(true),
+    /** The parent directory runs go under (`<path>/treewarden/<runId>`). */
+    path: z.string().max(4096),
+    controllers: z.array(z.string().max(64)).max(64),
+  }),
+  z.object({ available: z.literal(false), reason: z.string().max(2048) }),
+]);
+export type CgroupCapability = z.infer<typeof cgroupCapabilitySchema>;
+
+/** What the host can do here, probed once at its start (not per tick). */
+export const hostCapabilitiesSchema = z.object({ cgroup: cgroupCapabilitySchema.optional() });
+export type HostCapabilities = z.infer<typeof hostCapabilitiesSchema>;
 
 export const snapshotSchema = z.object({
   takenAtMs: epochMs,
@@ -208,6 +237,8 @@ export const snapshotSchema = z.object({
   sessions: z.array(sessionViewSchema).optional(),
   /** What the host cannot do here and the user must know (e.g. a native capability missing). */
   warnings: z.array(z.string()).optional(),
+  /** Absent from hosts that do not probe (then the UI offers nothing that needs a capability). */
+  capabilities: hostCapabilitiesSchema.optional(),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 

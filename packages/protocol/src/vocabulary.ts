@@ -58,6 +58,11 @@ export const MAX_TIMEOUT_SECONDS = 5400;
 export const LIMIT_NAMES = ['max-memory', 'max-procs', 'max-cpu', 'idle-timeout'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
+/** How a run's limits were enforced: by polling the owned tree, or from the run's own cgroup v2. */
+export const LIMIT_ENFORCEMENTS = ['polling', 'cgroup'] as const;
+/** What one limit was checked against (the engine's LimitMethod). */
+export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.stat', 'output'] as const;
+
 /** Below 1 MiB not even a shell starts; the limit would only ever be a false positive. */
 export const MIN_MEMORY_LIMIT_BYTES = 1024 * 1024;
 /** 16 TiB: far above any machine this runs on; larger is a typo (`2000T`), not a limit. */

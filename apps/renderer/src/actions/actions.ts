@@ -138,6 +138,8 @@ export interface StartRunForm {
   leaseName: string;
   /** Runaway limits, already checked against the protocol's bounds by the form. */
   limits?: RunLimitsInput;
+  /** Run in its own cgroup v2 (offered only where the host's probe found one). */
+  cgroup?: boolean;
 }
 
 export async function startRun(form: StartRunForm): Promise<boolean> {
@@ -150,6 +152,7 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
       ...(form.cwd ? { cwd: form.cwd } : {}),
       ...(form.leaseName ? { leaseName: form.leaseName } : {}),
       ...(form.limits === undefined ? {} : { limits: form.limits }),
+      ...(form.cgroup === true ? { cgroup: true } : {}),
     });
     if (!reply.ok) {
       pushFailure('start', `Could not start ${form.command}`, reply.error);

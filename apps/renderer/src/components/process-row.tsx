@@ -159,7 +159,9 @@ function ProcessRowView(props: ProcessRowProps) {
       <div className="cell col-state">
         <StateBadge state={node.state} />
       </div>
-      <div className="cell num col-cpu">{zombie ? '–' : formatPercent(node.cpuPercent)}</div>
+      <div className="cell num col-cpu">
+        {zombie ? '–' : node.cpuPercent === undefined ? '—' : formatPercent(node.cpuPercent)}
+      </div>
       <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
       <div className="cell num col-age">{formatDuration(nowMs - node.startedAtMs)}</div>
       {props.showPorts ? <PortsCell node={node} /> : null}

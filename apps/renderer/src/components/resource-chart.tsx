@@ -21,7 +21,10 @@ function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: 
   const span = spanOf(samples);
   const title = kind === 'cpu' ? 'CPU %' : 'Memory';
   const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, span, final);
-  const latest = values.length > 0 ? `${formatValue(kind, values.at(-1) ?? 0)}${final ? ' at its end' : ''}` : null;
+  const newest = values.at(-1);
+  // "—" while the newest value is unknown (just seen): never a 0 nobody measured.
+  const latest =
+    newest === undefined ? null : `${newest === null ? '—' : formatValue(kind, newest)}${final ? ' at its end' : ''}`;
   return (
     <figure className={`chart chart-${kind}`}>
       <figcaption>

@@ -5,7 +5,7 @@ import { loadHistory } from '../actions/actions';
 import { useSamples } from '../hooks/use-samples';
 import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
-import { formatLimits, formatTrip } from '../model/limits';
+import { formatEnforcement, formatLimits, formatTrip } from '../model/limits';
 import { describeStart } from '../model/process-start';
 import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
@@ -150,6 +150,15 @@ export function RunDetails() {
         </Field>
         <Field label="Timeout">{run.timeoutSeconds === null ? 'unknown' : `${run.timeoutSeconds} s`}</Field>
         {run.limits ? <Field label="Limits">{formatLimits(run.limits)}</Field> : null}
+        {formatEnforcement(run) === null ? null : (
+          <Field label="Enforced">
+            <span className="wrap" data-testid="limit-enforcement">
+              {run.limits || run.cgroup === undefined
+                ? `limits enforced ${formatEnforcement(run)}`
+                : `no limits; in its own cgroup ${run.cgroup}`}
+            </span>
+          </Field>
+        )}
         <Field label="Started">{formatClock(run.startedAtMs)}</Field>
         <Field label="Deadline">{run.deadlineAtMs === null ? 'unknown' : formatClock(run.deadlineAtMs)}</Field>
         {run.endedAtMs !== null ? (

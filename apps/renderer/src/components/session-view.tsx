@@ -34,7 +34,8 @@ function SessionFacts({ session }: { session: Session }) {
         {ended === null ? `running ${formatDuration(now - started)}` : `ended ${formatDuration(now - ended)} ago`}
       </span>
       <span data-testid="session-totals">
-        CPU {formatPercent(session.cpuPercent)}% · memory {formatBytes(session.rssBytes)}
+        CPU {session.cpuPercent === undefined ? '—' : `${formatPercent(session.cpuPercent)}%`} · memory{' '}
+        {formatBytes(session.rssBytes)}
       </span>
     </div>
   );
@@ -98,7 +99,7 @@ function SessionProcRow({ node, depth, leaked }: { node: SessionProcess; depth: 
       ) : (
         <span aria-hidden="true" />
       )}
-      <span className="num">{formatPercent(node.cpuPercent)}%</span>
+      <span className="num">{node.cpuPercent === undefined ? '—' : `${formatPercent(node.cpuPercent)}%`}</span>
       <span className="num">{formatBytes(node.rssBytes)}</span>
     </li>
   );

@@ -3,7 +3,7 @@
  * screen readers with the latest value and the trend ("CPU 12.5 %, rising over the last 40s").
  */
 import type { Sample } from '../model/history';
-import { describeSeries } from '../model/trend';
+import { describeSeries, knownValues } from '../model/trend';
 
 /** Drawing box of every curve; CSS decides the size on screen. */
 export const SPARK_WIDTH = 100;
@@ -17,12 +17,14 @@ const MEMORY_FLAT_MIN_BYTES = 1024 * 1024;
 
 export type SeriesKind = 'cpu' | 'memory';
 
-export function valuesOf(samples: readonly Sample[], kind: SeriesKind): number[] {
+/** Per sample, oldest first; null where the value is unknown (a gap in the curve). */
+export function valuesOf(samples: readonly Sample[], kind: SeriesKind): (number | null)[] {
   return samples.map((sample) => (kind === 'cpu' ? sample.cpuPercent : sample.memoryBytes));
 }
 
 /** Vertical range: CPU from 0 (with a floor on the ceiling); memory from its own low to its high. */
-export function rangeOf(values: readonly number[], kind: SeriesKind): { low: number; high: number } {
+export function rangeOf(series: readonly (number | null)[], kind: SeriesKind): { low: number; high: number } {
+  const values = knownValues(series);
   if (values.length === 0) return { low: 0, high: 1 };
   const high = Math.max(...values);
   if (kind === 'cpu') return { low: 0, high: Math.max(high, CPU_SCALE_FLOOR_PERCENT) };
@@ -33,15 +35,32 @@ export function rangeOf(values: readonly number[], kind: SeriesKind): { low: num
   return pad > 0 ? { low: Math.max(0, low - pad), high: high + pad } : { low, high };
 }
 
-/** The SVG path of the curve in a width × height box; empty with fewer than two samples. */
-export function sparkPath(values: readonly number[], kind: SeriesKind, width = SPARK_WIDTH, height = SPARK_HEIGHT) {
+/**
+ * The SVG path of the curve in a width × height box; empty with fewer than two samples. An
+ * unknown value is a gap: no point is drawn there and no line leads to or from it (the next known
+ * value starts a new stroke), so a curve never shows a 0 nobody measured.
+ */
+export function sparkPath(
+  values: readonly (number | null)[],
+  kind: SeriesKind,
+  width = SPARK_WIDTH,
+  height = SPARK_HEIGHT,
+) {
   if (values.length < 2) return '';
   const { low, high } = rangeOf(values, kind);
   const step = width / (values.length - 1);
   const y = (value: number) => height - 1 - ((value - low) / (high - low)) * (height - 2);
-  return values
-    .map((value, index) => `${index === 0 ? 'M' : 'L'}${(index * step).toFixed(2)},${y(value).toFixed(2)}`)
-    .join(' ');
+  const parts: string[] = [];
+  let drawing = false;
+  values.forEach((value, index) => {
+    if (value === null) {
+      drawing = false;
+      return;
+    }
+    parts.push(`${drawing ? 'L' : 'M'}${(index * step).toFixed(2)},${y(value).toFixed(2)}`);
+    drawing = true;
+  });
+  return parts.join(' ');
 }
 
 export function spanOf(samples: readonly Sample[]): number {

@@ -8,6 +8,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { startRun } from '../actions/actions';
 import { splitCommandLine } from '../model/split-command';
 import { useAppStore } from '../store/store';
+import { CgroupField } from './cgroup-field';
 import { LimitFields, type LimitTexts, NO_LIMITS, readLimits } from './limit-fields';
 import { syncDialog } from './sync-dialog';
 
@@ -91,6 +92,8 @@ export function StartRunDialog() {
   const [leaseName, setLeaseName] = useState('');
   const [limitTexts, setLimitTexts] = useState<LimitTexts>(NO_LIMITS);
   const [error, setError] = useState<string | null>(null);
+  const [ownCgroup, setOwnCgroup] = useState(false);
+  const cgroupCapability = useAppStore((state) => state.snapshot?.capabilities?.cgroup);
 
   useEffect(() => {
     syncDialog(dialog.current, open);
@@ -113,6 +116,8 @@ export function StartRunDialog() {
       timeoutSeconds: Number(timeout),
       leaseName: leaseName.trim(),
       ...(limits === undefined ? {} : { limits }),
+      // Only where the host says it can: a box ticked before the capability vanished sends nothing.
+      ...(ownCgroup && cgroupCapability?.available === true ? { cgroup: true } : {}),
     });
     if (started) setOpen(false);
   };
@@ -169,6 +174,7 @@ export function StartRunDialog() {
             <TextField label="Lease" name="lease" value={leaseName} onChange={setLeaseName} placeholder="ui" />
           </div>
           <LimitFields texts={limitTexts} onChange={setLimitTexts} />
+          <CgroupField capability={cgroupCapability} checked={ownCgroup} onChange={setOwnCgroup} />
           {error ? (
             <div className="form-error" role="alert">
               {error}

@@ -15,11 +15,16 @@ export const SYSTEM_SAMPLE_MIN_MS = 5000;
 
 export interface Sample {
   readonly atMs: number;
-  readonly cpuPercent: number;
+  /** Null = unknown (the host's first sight of a process): curves leave a gap, never a 0. */
+  readonly cpuPercent: number | null;
   readonly memoryBytes: number;
 }
 
 const BYTES_PER_MIB = 1024 * 1024;
+
+function knownOrNull(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}
 
 /**
  * Fixed-capacity ring of samples, oldest overwritten first. Times are stored relative to the
@@ -48,7 +53,8 @@ export class SampleRing {
   push(sample: Sample): void {
     if (this.count === 0) this.baseMs = sample.atMs;
     this.times[this.next] = (sample.atMs - this.baseMs) / 1000;
-    this.cpu[this.next] = sample.cpuPercent;
+    // NaN marks "unknown" in the Float32 ring (a real percent is never NaN).
+    this.cpu[this.next] = sample.cpuPercent ?? Number.NaN;
     this.memory[this.next] = sample.memoryBytes / BYTES_PER_MIB;
     this.next = (this.next + 1) % this.capacity;
     this.count = Math.min(this.count + 1, this.capacity);
@@ -60,7 +66,7 @@ export class SampleRing {
     const index = (this.next - this.count + i + this.capacity) % this.capacity;
     return {
       atMs: this.baseMs + (this.times[index] as number) * 1000,
-      cpuPercent: this.cpu[index] as number,
+      cpuPercent: knownOrNull(this.cpu[index] as number),
       memoryBytes: (this.memory[index] as number) * BYTES_PER_MIB,
     };
   }
@@ -80,7 +86,7 @@ export class SampleRing {
       const index = (start + i) % this.capacity;
       result.push({
         atMs: this.baseMs + (this.times[index] as number) * 1000,
-        cpuPercent: this.cpu[index] as number,
+        cpuPercent: knownOrNull(this.cpu[index] as number),
         memoryBytes: (this.memory[index] as number) * BYTES_PER_MIB,
       });
     }
@@ -115,7 +121,11 @@ export class HistoryBook {
    * forgets keys that are gone, so a recycled pid starts a new history. `kept` keys get no sample
    * but keep the curve they have (an ended session still shown). False when skipped.
    */
-  recordPass(atMs: number, entries: Iterable<readonly [string, number, number]>, kept: Iterable<string> = []): boolean {
+  recordPass(
+    atMs: number,
+    entries: Iterable<readonly [string, number | null, number]>,
+    kept: Iterable<string> = [],
+  ): boolean {
     const newest = this.newestAtMs;
     if (newest !== null && atMs - newest < this.minIntervalMs) return false;
     const next = new Map<string, SampleRing>();

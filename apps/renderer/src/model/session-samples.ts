@@ -6,8 +6,18 @@
 import type { SessionProcess, SessionView } from '@treewarden/protocol';
 import { identityKey, isZombie } from './identity';
 
-/** One sample for the history book: ring key, CPU %, memory bytes. */
-export type SampleEntry = readonly [string, number, number];
+/** One sample for the history book: ring key, CPU % (null: unknown), memory bytes. */
+export type SampleEntry = readonly [string, number | null, number];
+
+/**
+ * CPU of a set of processes: the sum of the known ones; null while none is known (all just seen),
+ * so a total never starts with a 0 nobody measured.
+ */
+export function knownCpuSum(nodes: Iterable<{ readonly cpuPercent?: number | undefined }>): number | null {
+  let sum: number | null = null;
+  for (const node of nodes) if (node.cpuPercent !== undefined) sum = (sum ?? 0) + node.cpuPercent;
+  return sum;
+}
 
 export function sessionHistoryKey(sessionId: string): string {
   return `session:${sessionId}`;
@@ -52,14 +62,9 @@ export function sessionPass(sessions: readonly SessionView[]): SessionPass {
       pass.kept.push(key);
       continue;
     }
-    let cpu = 0;
-    let memory = 0;
-    for (const node of members) {
-      cpu += node.cpuPercent;
-      memory += node.rssBytes;
-    }
-    pass.entries.push([key, cpu, memory]);
-    for (const node of members) pass.entries.push([identityKey(node), node.cpuPercent, node.rssBytes]);
+    const memory = members.reduce((sum, node) => sum + node.rssBytes, 0);
+    pass.entries.push([key, knownCpuSum(members), memory]);
+    for (const node of members) pass.entries.push([identityKey(node), node.cpuPercent ?? null, node.rssBytes]);
   }
   return pass;
 }

@@ -114,7 +114,8 @@ export type SystemSortKey = 'pid' | 'cpu' | 'memory' | 'age' | 'ports';
 
 const SORT_VALUE: Record<SystemSortKey, (node: ProcessNode) => number> = {
   pid: (node) => node.pid,
-  cpu: (node) => node.cpuPercent,
+  // Unknown CPU (just seen) sorts below every measured value, a 0 included.
+  cpu: (node) => node.cpuPercent ?? -1,
   memory: (node) => node.rssBytes,
   // Older processes started earlier: age grows as the start time shrinks.
   age: (node) => -node.startedAtMs,

@@ -44,15 +44,24 @@ export function trendOf(values: readonly number[]): Trend {
  */
 export function describeSeries(
   what: 'CPU' | 'Memory',
-  values: readonly number[],
+  values: readonly (number | null)[],
   spanMs: number,
   final = false,
 ): string {
   const latest = values.at(-1);
   if (latest === undefined) return final ? `${what}: no samples before it ended` : `${what}: no samples yet`;
-  const value = `${what === 'CPU' ? `${formatPercent(latest)} %` : formatBytes(latest)}${final ? ' at its end' : ''}`;
-  if (values.length < 3) return `${what} ${value}, too few samples for a trend`;
-  return `${what} ${value}, ${trendOf(values)} over ${final ? 'its' : 'the'} last ${formatDuration(spanMs)}`;
+  // An unknown latest value (a process just seen) is said as unknown, never as 0.
+  const shown =
+    latest === null ? '— (not measured yet)' : what === 'CPU' ? `${formatPercent(latest)} %` : formatBytes(latest);
+  const value = `${shown}${final ? ' at its end' : ''}`;
+  const known = knownValues(values);
+  if (known.length < 3) return `${what} ${value}, too few samples for a trend`;
+  return `${what} ${value}, ${trendOf(known)} over ${final ? 'its' : 'the'} last ${formatDuration(spanMs)}`;
+}
+
+/** The measured values of a series, in order (unknown ones left out). */
+export function knownValues(values: readonly (number | null)[]): number[] {
+  return values.filter((value): value is number => value !== null);
 }
 
 export interface FlagSettings {
@@ -88,8 +97,10 @@ function windowOf(samples: readonly Sample[], minutes: number): Sample[] | null 
 export function cpuSpinFlag(samples: readonly Sample[], settings: FlagSettings): Flag | null {
   const window = windowOf(samples, settings.cpuMinutes);
   if (window === null || window.length < 2) return null;
-  if (!window.every((sample) => sample.cpuPercent >= settings.cpuPercent)) return null;
-  const lowest = Math.min(...window.map((sample) => sample.cpuPercent));
+  // An unknown sample is no evidence of a spin: only a window measured throughout can flag.
+  const percents = window.map((sample) => sample.cpuPercent);
+  if (!percents.every((percent) => percent !== null && percent >= settings.cpuPercent)) return null;
+  const lowest = Math.min(...knownValues(percents));
   return {
     kind: 'cpu',
     reason: `CPU at or above ${settings.cpuPercent} % for ${settings.cpuMinutes} min (lowest ${formatPercent(lowest)} %)`,

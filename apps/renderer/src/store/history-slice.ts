@@ -13,7 +13,7 @@ import {
   SYSTEM_SAMPLE_MIN_MS,
 } from '../model/history';
 import { identityKey, isZombie } from '../model/identity';
-import { type SampleEntry, sessionPass } from '../model/session-samples';
+import { knownCpuSum, type SampleEntry, sessionPass } from '../model/session-samples';
 import { type Flag, type FlagSettings, flagsOf } from '../model/trend';
 import type { AppState, HistorySlice } from './types';
 
@@ -26,20 +26,15 @@ export function runHistoryKey(runId: string): string {
 function* snapshotEntries(snapshot: Snapshot): Generator<Entry> {
   for (const lease of snapshot.leases)
     for (const run of lease.runs) {
-      let cpu = 0;
-      let memory = 0;
-      for (const node of run.processes) {
-        if (isZombie(node)) continue;
-        cpu += node.cpuPercent;
-        memory += node.rssBytes;
-        yield [identityKey(node), node.cpuPercent, node.rssBytes];
-      }
-      yield [runHistoryKey(run.id), cpu, memory];
+      const live = run.processes.filter((node) => !isZombie(node));
+      for (const node of live) yield [identityKey(node), node.cpuPercent ?? null, node.rssBytes];
+      const memory = live.reduce((sum, node) => sum + node.rssBytes, 0);
+      yield [runHistoryKey(run.id), knownCpuSum(live), memory];
     }
 }
 
 function* systemEntries(system: ReadonlyMap<string, ProcessNode>): Generator<Entry> {
-  for (const [key, node] of system) if (!isZombie(node)) yield [key, node.cpuPercent, node.rssBytes];
+  for (const [key, node] of system) if (!isZombie(node)) yield [key, node.cpuPercent ?? null, node.rssBytes];
 }
 
 /** Cheap test first: only a ring whose newest sample could flag is read in full. */
@@ -47,7 +42,9 @@ function mayFlag(ring: SampleRing, settings: FlagSettings): boolean {
   const newest = ring.at(ring.size - 1);
   const oldest = ring.at(0);
   if (newest === undefined || oldest === undefined) return false;
-  return newest.cpuPercent >= settings.cpuPercent || newest.memoryBytes > oldest.memoryBytes;
+  return (
+    (newest.cpuPercent !== null && newest.cpuPercent >= settings.cpuPercent) || newest.memoryBytes > oldest.memoryBytes
+  );
 }
 
 export function computeFlags(

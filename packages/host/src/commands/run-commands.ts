@@ -91,6 +91,8 @@ export function startRun(context: HostContext, command: CommandOf<'startRun'>): 
     output: 'capture',
     // Retry reuses record.spec, so the limits travel with it; bounds are the engine's again at start.
     ...(command.limits === undefined ? {} : { limits: command.limits }),
+    // Retry keeps it too (record.spec); the engine refuses it before launch where no cgroup is usable.
+    ...(command.cgroup === true ? { cgroup: true } : {}),
   };
   return launchRun(context, spec, command.leaseName ?? APP_LEASE_NAME);
 }

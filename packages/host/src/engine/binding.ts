@@ -19,6 +19,7 @@ import {
   type LedgerActor,
   type ProcessEntry,
   type ProcessIdentity,
+  type RunStartRecord,
   readLeaseRegistry,
   readLedger,
   readNativeCapabilities,
@@ -35,6 +36,7 @@ import { openHostLease } from './lease-binding.js';
 import { recentActivity } from './ledger-activity.js';
 import { createLedgerRuns, type LedgerRun, type LedgerRuns } from './ledger-runs.js';
 import type { EnginePort, ForeignLease, ForeignRun, KillRequest, RunEnd } from './port.js';
+import { enforcementOf, probeCgroupCapability } from './run-enforcement.js';
 
 /** Leases that ended longer ago than this are history (the ledger), not sidebar entries. */
 export const ENDED_LEASE_VISIBLE_MS = 10 * 60_000;
@@ -98,7 +100,14 @@ function retrySpecOf(paths: StatePaths, ledger: LedgerRun | undefined): ForeignR
     args: [...start.args],
     ...(ownDir ? {} : { cwd: start.cwd }),
     ...(start.timeoutSeconds !== undefined ? { timeoutSeconds: start.timeoutSeconds } : {}),
+    // A run that had its own cgroup gets one again (refused before launch where none is usable now).
+    ...(start.cgroup !== undefined ? { cgroup: true } : {}),
   };
+}
+
+function withEnforcement(start: RunStartRecord | undefined): Pick<ForeignRun, 'enforcement'> {
+  const enforcement = enforcementOf(start);
+  return enforcement === null ? {} : { enforcement };
 }
 
 function toForeignRun(paths: StatePaths, run: LeaseRunInfo, ledger: LedgerRun | undefined): ForeignRun {
@@ -116,6 +125,7 @@ function toForeignRun(paths: StatePaths, run: LeaseRunInfo, ledger: LedgerRun | 
     deadlineAtMs: epochOf(run.deadlineAt) ?? epochOf(start?.deadlineAt),
     end: endOf(run, ledger),
     ...(run.kept === undefined ? {} : { kept: run.kept }),
+    ...withEnforcement(start),
   };
 }
 
@@ -237,9 +247,16 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
   const warnings = capabilityWarnings(readNativeCapabilities());
   // Logged once here, and shown in the UI with every snapshot: never a silent fallback.
   for (const warning of warnings) console.warn(`treewarden: ${warning}`);
+  // Once per host: the New Run form offers its own cgroup only where the engine would accept it.
+  const cgroup = probeCgroupCapability();
+  const runStartOf = (runId: string): RunStartRecord | undefined => {
+    ledgerRuns.refresh(); // one stat while nothing was appended
+    return ledgerRuns.get(runId)?.start;
+  };
   return {
     warnings,
-    openLease: (name) => openHostLease(name, paths.root, options.runEnvironment),
+    cgroup,
+    openLease: (name) => openHostLease(name, paths.root, options.runEnvironment, runStartOf),
     async killTree(target, request) {
       const outcome = await killTree(target, {
         reader: request.reader,

@@ -13,10 +13,15 @@ import {
   pollUntil,
   type RunOutcome,
   type RunSpec,
+  type RunStartRecord,
   readProcEntry,
 } from '@treewarden/engine';
 import { startScenario } from '@treewarden/scenarios';
 import type { HostLease, HostRun, HostScenario, ScenarioStartOptions } from './port.js';
+import { enforcementOf } from './run-enforcement.js';
+
+/** The guardian's run_start record of a run (its limit path and cgroup), once written. */
+export type RunStartLookup = (runId: string) => RunStartRecord | undefined;
 
 /** The guardian answers a start with the run's identity; past this the run is reported as it is. */
 export const RUN_START_WAIT_MS = 15_000;
@@ -42,7 +47,13 @@ function followOutput(run: LeaseRun): () => { stdout: string; stderr: string } {
 }
 
 /** The host's view of a leased run; `root` and `cwd` stay live until the guardian reports them. */
-function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec, startedAtMs: number): HostRun {
+function toHostRun(
+  lease: Lease,
+  run: LeaseRun,
+  spec: RunSpec,
+  startedAtMs: number,
+  runStartOf: RunStartLookup,
+): HostRun {
   const tails = followOutput(run);
   return {
     runId: run.id,
@@ -62,6 +73,7 @@ function toHostRun(lease: Lease, run: LeaseRun, spec: RunSpec, startedAtMs: numb
       return run.outcome;
     },
     tails,
+    enforcement: () => enforcementOf(runStartOf(run.id)),
   };
 }
 
@@ -77,6 +89,7 @@ function startHostScenario(
   name: string,
   options: ScenarioStartOptions,
   onRun: (run: HostRun) => void,
+  runStartOf: RunStartLookup,
 ): HostScenario {
   const specs = new WeakMap<object, { spec: RunSpec; startedAtMs: number }>();
   const execution = startScenario(name, {
@@ -91,7 +104,7 @@ function startHostScenario(
     onRun: (run) => {
       const known = specs.get(run);
       // Naive-mode workers are not leased runs: they show up as leaks, which is the point.
-      if (known !== undefined) onRun(toHostRun(lease, run as LeaseRun, known.spec, known.startedAtMs));
+      if (known !== undefined) onRun(toHostRun(lease, run as LeaseRun, known.spec, known.startedAtMs, runStartOf));
     },
   });
   return {
@@ -120,6 +133,7 @@ export async function openHostLease(
   name: string,
   stateDir: string,
   environment?: Readonly<Record<string, string>>,
+  runStartOf: RunStartLookup = () => undefined,
 ): Promise<HostLease> {
   const lease = await openLease({
     name,
@@ -140,11 +154,12 @@ export async function openHostLease(
     async startRun(spec) {
       const startedAtMs = Date.now();
       const run = startLeased(lease, spec, started);
-      const hostRun = toHostRun(lease, run, spec, startedAtMs);
+      const hostRun = toHostRun(lease, run, spec, startedAtMs, runStartOf);
       await waitUntilStarted(run);
       return hostRun;
     },
-    startScenario: (scenarioName, options, onRun) => startHostScenario(lease, started, scenarioName, options, onRun),
+    startScenario: (scenarioName, options, onRun) =>
+      startHostScenario(lease, started, scenarioName, options, onRun, runStartOf),
     release: () => releaseHostLease(lease, started),
   };
 }

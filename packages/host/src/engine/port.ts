@@ -15,6 +15,7 @@ import type {
 } from '@treewarden/engine';
 import type {
   ActivityEntry,
+  CgroupCapability,
   Classification,
   HistoryEntry,
   HolderState,
@@ -23,6 +24,14 @@ import type {
 } from '@treewarden/protocol';
 import type { AgentScan } from '../poll/agent-observer.js';
 import type { WorkerTableReader } from '../poll/worker-reader.js';
+
+/** Which path enforces a run's limits and its own cgroup, as its run_start record or outcome says. */
+export interface RunEnforcement {
+  readonly limitEnforcement?: RunOutcome['limitEnforcement'];
+  readonly limitMethods?: RunOutcome['limitMethods'];
+  /** The run's own cgroup v2 directory, when it had one. */
+  readonly cgroup?: string;
+}
 
 /** A run started by the host: the engine supervises it (timeout, tree kill, classification). */
 export interface HostRun {
@@ -41,6 +50,8 @@ export interface HostRun {
   cancel(): Promise<RunOutcome>;
   /** Bounded tails of the output so far. */
   tails(): { readonly stdout: string; readonly stderr: string };
+  /** What the run's start record says about its limits and cgroup (null until it is written). */
+  enforcement?(): RunEnforcement | null;
 }
 
 /** A scenario started under a host lease; its runs are reported through `onRun` as they start. */
@@ -106,6 +117,8 @@ export interface ForeignRun {
   readonly end: RunEnd | null;
   /** Descendants the run kept on purpose (`--keep-descendants`): no longer the run's, never leaked. */
   readonly kept?: readonly ProcessIdentity[];
+  /** From the ledger's run_start: how its limits were enforced, and its cgroup. */
+  readonly enforcement?: RunEnforcement;
 }
 
 export interface Orphan {
@@ -139,6 +152,8 @@ export interface ScenarioStartOptions {
 export interface EnginePort {
   /** Missing native capabilities and the like, shown on every snapshot (absent: none). */
   readonly warnings?: readonly string[];
+  /** Whether runs can have their own cgroup v2 here, probed once at start (absent: not probed). */
+  readonly cgroup?: CgroupCapability;
   openLease(name: string): Promise<HostLease>;
   /** The engine's revalidated tree kill: refuses when the target's identity changed. */
   killTree(target: ProcessIdentity, request: KillRequest): Promise<KillOutcome>;

@@ -150,6 +150,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       pollIntervalMs: context.pollIntervalMs,
       now: context.now(),
       ...(context.port.warnings === undefined ? {} : { warnings: context.port.warnings }),
+      ...(context.port.cgroup === undefined ? {} : { capabilities: { cgroup: context.port.cgroup } }),
     });
     context.emit({ type: 'snapshot', snapshot });
     if (watching && context.systemWatchers.size > 0) {

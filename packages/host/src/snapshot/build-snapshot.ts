@@ -5,7 +5,15 @@
  * the header's, a lease's, a run's, the banner's — is counted from that one list.
  */
 import { identityKey, isZombie, type ProcessEntry } from '@treewarden/engine';
-import type { HolderState, LeaseView, OrphanView, ProcessNode, RunView, Snapshot } from '@treewarden/protocol';
+import type {
+  HolderState,
+  HostCapabilities,
+  LeaseView,
+  OrphanView,
+  ProcessNode,
+  RunView,
+  Snapshot,
+} from '@treewarden/protocol';
 import { type RunRecord, retryRefusal } from '../run-record.js';
 import { type ListeningLookup, toProcessNode } from './process-node.js';
 import type { AgentViews } from './session-views.js';
@@ -34,6 +42,7 @@ export interface SnapshotInput {
   readonly pollIntervalMs: number;
   readonly now: number;
   readonly warnings?: readonly string[];
+  readonly capabilities?: HostCapabilities;
 }
 
 function nodeOf(
@@ -43,7 +52,7 @@ function nodeOf(
   listeningOf?: ListeningLookup,
 ): ProcessNode {
   const { membership } = record;
-  const node = toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, membership.isEscaped(entry), listeningOf);
+  const node = toProcessNode(entry, cpu.get(identityKey(entry)), membership.isEscaped(entry), listeningOf);
   const escapedInto = membership.escapeOf(entry);
   return { ...node, ...(escapedInto === null ? {} : { escapedInto }), evidence: membership.evidenceOf(entry) };
 }
@@ -112,6 +121,19 @@ export function buildRunView(
     stderrTail: tails?.stderr ?? record.stderrTail,
     ...(record.spec.limits === undefined ? {} : { limits: { ...record.spec.limits } }),
     ...(record.limitTrip === undefined ? {} : { limitTrip: record.limitTrip }),
+    ...enforcementView(record.enforcement),
+  };
+}
+
+/** The run's limit path and cgroup as the view carries them (each absent when unknown). */
+function enforcementView(
+  enforcement: RunRecord['enforcement'],
+): Pick<RunView, 'limitEnforcement' | 'limitMethods' | 'cgroup'> {
+  if (enforcement === null || enforcement === undefined) return {};
+  return {
+    ...(enforcement.limitEnforcement === undefined ? {} : { limitEnforcement: enforcement.limitEnforcement }),
+    ...(enforcement.limitMethods === undefined ? {} : { limitMethods: { ...enforcement.limitMethods } }),
+    ...(enforcement.cgroup === undefined ? {} : { cgroup: enforcement.cgroup }),
   };
 }
 
@@ -182,5 +204,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
     },
     ...(input.agents === undefined ? {} : { sessions: [...input.agents.sessions] }),
     ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
+    ...(input.capabilities === undefined ? {} : { capabilities: input.capabilities }),
   };
 }

@@ -33,6 +33,7 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
     root: run.root,
     membership: known?.membership ?? createMembership(() => run.root),
     handle: null,
+    enforcement: run.enforcement ?? null,
   };
   if (run.kept !== undefined) record.membership.release(run.kept);
   if (run.end !== null) {

@@ -10,7 +10,7 @@ export type ListeningLookup = (key: string) => readonly ListeningSocket[] | unde
 
 export function toProcessNode(
   entry: ProcessEntry,
-  cpuPercent: number,
+  cpuPercent: number | undefined,
   escaped: boolean,
   listeningOf?: ListeningLookup,
 ): ProcessNode {
@@ -27,7 +27,7 @@ export function toProcessNode(
     command: entry.command,
     commandLine: joined.length > MAX_COMMAND_LINE_CHARS ? `${joined.slice(0, MAX_COMMAND_LINE_CHARS - 1)}…` : joined,
     cwd: entry.cwd,
-    cpuPercent,
+    ...(cpuPercent === undefined ? {} : { cpuPercent }),
     rssBytes: Math.max(0, entry.rssBytes),
     startedAtMs: Math.max(0, entry.startedAtMs),
     escaped,
@@ -42,10 +42,11 @@ interface CpuSample {
 
 /**
  * Remembers each identity's CPU time at the previous read; percent = CPU time used since then
- * over wall time since then (100 = one full core). First sight of a process reports 0.
+ * over wall time since then (100 = one full core). First sight of a process has no earlier CPU
+ * time to diff against: it gets no percent at all (unknown), never a made-up 0.
  */
 export interface CpuTracker {
-  /** Percent per identity key for this table, and forgets identities that are gone. */
+  /** Percent per identity key for this table (absent: first seen now), and forgets identities that are gone. */
   sample(entries: ReadonlyMap<number, ProcessEntry>, readAtMs: number): Map<string, number>;
 }
 
@@ -58,10 +59,11 @@ export function createCpuTracker(): CpuTracker {
       for (const entry of entries.values()) {
         const key = identityKey(entry);
         const before = previous.get(key);
-        const elapsed = before === undefined ? 0 : readAtMs - before.atMs;
-        const used = before === undefined ? 0 : entry.cpuTimeMs - before.cpuTimeMs;
-        percents.set(key, elapsed > 0 && used > 0 ? Math.round((used / elapsed) * 1000) / 10 : 0);
         next.set(key, { cpuTimeMs: entry.cpuTimeMs, atMs: readAtMs });
+        if (before === undefined) continue;
+        const elapsed = readAtMs - before.atMs;
+        const used = entry.cpuTimeMs - before.cpuTimeMs;
+        percents.set(key, elapsed > 0 && used > 0 ? Math.round((used / elapsed) * 1000) / 10 : 0);
       }
       previous = next;
       return percents;

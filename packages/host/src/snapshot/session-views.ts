@@ -35,7 +35,7 @@ function nodeOf(
   listening: ReadonlyMap<string, readonly ListeningSocket[]>,
 ): SessionProcess {
   const sockets = (key: string) => listening.get(key)?.slice(0, MAX_LISTENING_PER_PROCESS);
-  return { ...toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false, sockets), role };
+  return { ...toProcessNode(entry, cpu.get(identityKey(entry)), false, sockets), role };
 }
 
 /** The live processes a session shows: root and members while it lives, its leaked members once it ended. */
@@ -58,9 +58,17 @@ function processesOf(row: AgentSessionRow, scan: AgentScan, cpu: ReadonlyMap<str
 
 function sessionView(row: AgentSessionRow, scan: AgentScan, cpu: ReadonlyMap<string, number>): SessionView {
   const processes = processesOf(row, scan, cpu);
-  const cpuPercent = processes.reduce((sum, node) => sum + node.cpuPercent, 0);
+  // Members seen for the first time have no CPU yet; the total is that of the known ones, and
+  // unknown (absent) while none is known, rather than a 0 nobody measured.
+  const known = processes.flatMap((node) => (node.cpuPercent === undefined ? [] : [node.cpuPercent]));
   const rssBytes = processes.reduce((sum, node) => sum + node.rssBytes, 0);
-  return { ...row, processes, cpuPercent: Math.round(cpuPercent * 10) / 10, rssBytes };
+  const cpuPercent = known.reduce((sum, percent) => sum + percent, 0);
+  return {
+    ...row,
+    processes,
+    ...(known.length === 0 ? {} : { cpuPercent: Math.round(cpuPercent * 10) / 10 }),
+    rssBytes,
+  };
 }
 
 function leakOrphans(leak: AgentLeak, cpu: ReadonlyMap<string, number>): OrphanView[] {
@@ -69,7 +77,7 @@ function leakOrphans(leak: AgentLeak, cpu: ReadonlyMap<string, number>): OrphanV
     leaseId: null,
     kind: 'agent',
     reasons: [leak.why, ...reasons],
-    process: toProcessNode(entry, cpu.get(identityKey(entry)) ?? 0, false),
+    process: toProcessNode(entry, cpu.get(identityKey(entry)), false),
     agent: leak.agent,
     sessionId: leak.sessionId,
     role,

@@ -22,7 +22,7 @@ export function buildSystemTable(
   const table = new Map<string, ProcessNode>();
   for (const entry of entries.values()) {
     const key = identityKey(entry);
-    table.set(key, toProcessNode(entry, percents.get(key) ?? 0, escapedKeys.has(key), listeningOf));
+    table.set(key, toProcessNode(entry, percents.get(key), escapedKeys.has(key), listeningOf));
   }
   return table;
 }
