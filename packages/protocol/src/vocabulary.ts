@@ -60,7 +60,7 @@ export type LimitName = (typeof LIMIT_NAMES)[number];
 
 /** How a run's limits were enforced: by polling the owned tree, or from the run's own cgroup v2. */
 export const LIMIT_ENFORCEMENTS = ['polling', 'cgroup'] as const;
-/** What one limit was checked against (the engine's LimitMethod). */
+/** What one limit was checked against (the engine's LimitMethod; the engine takes the list from here). */
 export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.stat', 'output'] as const;
 
 /** Below 1 MiB not even a shell starts; the limit would only ever be a false positive. */

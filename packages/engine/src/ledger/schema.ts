@@ -5,7 +5,7 @@
  * shape is reported as invalid rather than half-trusted.
  */
 import { z } from 'zod';
-import { LIMIT_METHODS } from '../run/limits.js';
+import { LIMIT_ENFORCEMENTS, LIMIT_METHODS } from '../run/limits.js';
 import { CLASSIFICATIONS } from '../run/types.js';
 import { LEDGER_VERSION, type LedgerKind, type LedgerRecord } from './records.js';
 
@@ -26,7 +26,7 @@ const runLimitsSchema = z.looseObject({
   maxCpuSeconds: positiveNumber.optional(),
   idleTimeoutSeconds: positiveNumber.optional(),
 });
-const limitEnforcementSchema = z.enum(['polling', 'cgroup']);
+const limitEnforcementSchema = z.enum(LIMIT_ENFORCEMENTS);
 const limitNameSchema = z.enum(['max-memory', 'max-procs', 'max-cpu', 'idle-timeout']);
 /** Per limit, what it was checked against (newer records; older ones have only limitEnforcement). */
 const limitMethodsSchema = z.partialRecord(limitNameSchema, z.enum(LIMIT_METHODS));

@@ -6,6 +6,8 @@
  */
 
 import {
+  LIMIT_ENFORCEMENTS,
+  LIMIT_METHODS,
   LIMIT_NAMES,
   type LimitName,
   MAX_CPU_LIMIT_SECONDS,
@@ -67,14 +69,14 @@ export interface LimitTrip {
  * How limits were enforced: `polling` reads the owned tree on every refresh (every platform);
  * `cgroup` placed the run in its own cgroup v2 (run/cgroup.ts), whose counters the refresh reads.
  */
-export type LimitEnforcement = 'polling' | 'cgroup';
+export type LimitEnforcement = (typeof LIMIT_ENFORCEMENTS)[number];
 
 /**
  * What one limit was checked against: the owned tree's table (`polling`), the run cgroup's
  * `cgroup.procs` (every live member, escapees included), `cpu.stat` usage_usec (exact, exited
  * members included), `memory.stat` anon + file_mapped (with the memory controller), or the output clock.
  */
-export const LIMIT_METHODS = ['polling', 'cgroup.procs', 'cpu.stat', 'memory.stat', 'output'] as const;
+export { LIMIT_ENFORCEMENTS, LIMIT_METHODS };
 export type LimitMethod = (typeof LIMIT_METHODS)[number];
 export type LimitMethods = Partial<Record<LimitName, LimitMethod>>;
 
