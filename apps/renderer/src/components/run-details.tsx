@@ -152,7 +152,7 @@ export function RunDetails() {
         {run.limits ? <Field label="Limits">{formatLimits(run.limits)}</Field> : null}
         {formatEnforcement(run) === null ? null : (
           <Field label="Enforced">
-            <span className="wrap" data-testid="limit-enforcement">
+            <span className="wrap-words" data-testid="limit-enforcement">
               {run.limits || run.cgroup === undefined
                 ? `limits enforced ${formatEnforcement(run)}`
                 : `no limits; in its own cgroup ${run.cgroup}`}
