@@ -3,12 +3,12 @@
  * diff, so the CPU is unknown (absent), never a made-up 0 that would start every curve at 0 %.
  */
 import { spawn } from 'node:child_process';
-import { type ProcessEntry, RUN_ID_ENV, readProcEntry } from '@treewarden/engine';
+import { type ProcessEntry, readProcEntry } from '@treewarden/engine';
 import type { HostEvent, RunView } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, pollUntil, useProcessTracker } from '../../../test-support/index.js';
 import { createCpuTracker } from '../src/snapshot/process-node.js';
-import { EVENT_WAIT_MS, expectOk, findRun, SLOW_TEST_MS, useTestHost } from './helpers.js';
+import { EVENT_WAIT_MS, expectOk, findRun, SLOW_TEST_MS, startTrackedRun, useTestHost } from './helpers.js';
 
 function tableOf(entry: ProcessEntry): Map<number, ProcessEntry> {
   return new Map([[entry.pid, entry]]);
@@ -51,15 +51,11 @@ describe('CPU of a process first seen', () => {
     'the host shows a run root without CPU in its first snapshot and with CPU in a later one',
     async () => {
       const { host, events } = startHost();
-      const started = expectOk<{ runId: string }>(
-        await host.handle({
-          type: 'startRun',
-          command: process.execPath,
-          args: [fixturePath('cpu-spin.mjs')],
-          timeoutSeconds: 120,
-        }),
-      );
-      tracker.trackEnvMarker(RUN_ID_ENV, started.runId);
+      const started = await startTrackedRun(host, tracker, {
+        command: process.execPath,
+        args: [fixturePath('cpu-spin.mjs')],
+        timeoutSeconds: 120,
+      });
       const views = await pollUntil(
         () => {
           const seen = viewsWithRoot(events, started.runId);

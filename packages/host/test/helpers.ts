@@ -1,8 +1,14 @@
 /** Shared by the host tests: a host on a private state dir, and waiting for its events. */
-import { statePaths } from '@treewarden/engine';
-import { eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
+import { RUN_ID_ENV, statePaths } from '@treewarden/engine';
+import { type Command, eventSchema, type HostEvent, type RunView, type Snapshot } from '@treewarden/protocol';
 import { afterEach, expect } from 'vitest';
-import { makeTempDir, pollUntil, recordPastRun, removeTempDir } from '../../../test-support/index.js';
+import {
+  makeTempDir,
+  type ProcessTracker,
+  pollUntil,
+  recordPastRun,
+  removeTempDir,
+} from '../../../test-support/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
 
@@ -74,6 +80,20 @@ export function waitForRun(
 export function expectOk<T>(result: { ok: true; result: unknown } | { ok: false; error: string }): T {
   if (!result.ok) throw new Error(`command failed: ${result.error}`);
   return result.result as T;
+}
+
+/**
+ * Starts a run through the host's command (it must succeed) and has the tracker end whatever
+ * carries its cookie after the test. Returns the command's result.
+ */
+export async function startTrackedRun(
+  host: EngineHost,
+  tracker: ProcessTracker,
+  run: Omit<Extract<Command, { type: 'startRun' }>, 'type'>,
+): Promise<{ runId: string; leaseId: string }> {
+  const started = expectOk<{ runId: string; leaseId: string }>(await host.handle({ type: 'startRun', ...run }));
+  tracker.trackEnvMarker(RUN_ID_ENV, started.runId);
+  return started;
 }
 
 /** Writes a run's start and end to the ledger of `stateDir`: the run is over on record. */

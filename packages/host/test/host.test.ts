@@ -18,6 +18,7 @@ import {
   latestSnapshot,
   recordEndedRun,
   SLOW_TEST_MS,
+  startTrackedRun,
   useTestHost,
   waitForRun,
 } from './helpers.js';
@@ -30,15 +31,11 @@ describe('engine host', () => {
     'starts a run under its own lease, shows its tree, kills it with a timeline',
     async () => {
       const { host, events } = startHost();
-      const started = expectOk<{ runId: string; leaseId: string }>(
-        await host.handle({
-          type: 'startRun',
-          command: process.execPath,
-          args: [fixturePath('spawn-children.mjs'), '--detached', '2', 'run-forever.mjs'],
-          timeoutSeconds: 60,
-        }),
-      );
-      tracker.trackEnvMarker(RUN_ID_ENV, started.runId);
+      const started = await startTrackedRun(host, tracker, {
+        command: process.execPath,
+        args: [fixturePath('spawn-children.mjs'), '--detached', '2', 'run-forever.mjs'],
+        timeoutSeconds: 60,
+      });
       const run = await waitForRun(
         events,
         started.runId,
@@ -114,15 +111,11 @@ describe('engine host', () => {
     'kills a subtree of a live run and leaves the rest of the run alone',
     async () => {
       const { host, events } = startHost();
-      const started = expectOk<{ runId: string }>(
-        await host.handle({
-          type: 'startRun',
-          command: process.execPath,
-          args: [fixturePath('spawn-children.mjs'), '2', 'run-forever.mjs'],
-          timeoutSeconds: 60,
-        }),
-      );
-      tracker.trackEnvMarker(RUN_ID_ENV, started.runId);
+      const started = await startTrackedRun(host, tracker, {
+        command: process.execPath,
+        args: [fixturePath('spawn-children.mjs'), '2', 'run-forever.mjs'],
+        timeoutSeconds: 60,
+      });
       const run = await waitForRun(
         events,
         started.runId,

@@ -5,11 +5,19 @@
  * The full map is read only while a system view asks for the Ports column.
  */
 import net from 'node:net';
-import { RUN_ID_ENV } from '@treewarden/engine';
 import type { HostEvent, KillReport, ProcessNode } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, pollUntil, useProcessTracker } from '../../../test-support/index.js';
-import { EVENT_WAIT_MS, expectOk, findRun, latestSnapshot, SLOW_TEST_MS, useTestHost, waitForRun } from './helpers.js';
+import {
+  EVENT_WAIT_MS,
+  expectOk,
+  findRun,
+  latestSnapshot,
+  SLOW_TEST_MS,
+  startTrackedRun,
+  useTestHost,
+  waitForRun,
+} from './helpers.js';
 
 function tcpPortsOf(node: ProcessNode | undefined): number[] {
   return (node?.listening ?? []).filter((socket) => socket.proto === 'tcp').map((socket) => socket.port);
@@ -39,15 +47,11 @@ describe('ports in the snapshot', () => {
     "shows a run's listening sockets on its processes and drops them after the kill",
     async () => {
       const { host, events } = startHost();
-      const started = expectOk<{ runId: string }>(
-        await host.handle({
-          type: 'startRun',
-          command: process.execPath,
-          args: [fixturePath('port-server.mjs')],
-          timeoutSeconds: 120,
-        }),
-      );
-      tracker.trackEnvMarker(RUN_ID_ENV, started.runId);
+      const started = await startTrackedRun(host, tracker, {
+        command: process.execPath,
+        args: [fixturePath('port-server.mjs')],
+        timeoutSeconds: 120,
+      });
       // The server listens on TCP and UDP; its setsid child on its own TCP port.
       const run = await waitForRun(
         events,
