@@ -4,6 +4,7 @@
  * in its snapshot so the UI can show sessions beside leases and leaks in the banner.
  */
 import { z } from 'zod';
+import { SESSION_ALERT_KINDS } from './vocabulary.js';
 
 const pid = z.number().int().positive();
 const startTime = z.string().min(1).max(64);
@@ -13,6 +14,26 @@ export const agentRoleSchema = z.enum(['mcp-server', 'shell', 'dev-server', 'bro
 export type AgentRole = z.infer<typeof agentRoleSchema>;
 
 export const agentSessionMemberSchema = z.object({ pid, startTime, role: agentRoleSchema, args }).strict();
+
+/**
+ * A pile-up inside a live session: the exact processes (by identity) it is about and why, in words a
+ * person checks against the table. `id` is stable while the same processes stay alerted (kind,
+ * session and their identities), so found/cleared events and notifications fire once per alert.
+ */
+export const sessionAlertSchema = z
+  .object({
+    id: z.string().min(1).max(512),
+    kind: z.enum(SESSION_ALERT_KINDS),
+    /** The alerted pids (what `trim` ends); `processes` holds the same ones with their start times. */
+    pids: z.array(pid).min(1),
+    processes: z.array(z.object({ pid, startTime }).strict()).min(1),
+    /** The evidence, one sentence: "3 sets of `npx -y @x/server` alive; the newest (pid 812) is kept". */
+    why: z.string().min(1).max(2000),
+    /** ISO 8601: when the alert was first raised. */
+    since: z.string(),
+  })
+  .strict();
+export type SessionAlert = z.infer<typeof sessionAlertSchema>;
 
 export const agentSessionSchema = z
   .object({
@@ -28,6 +49,8 @@ export const agentSessionSchema = z
     members: z.array(agentSessionMemberSchema),
     /** Pids of members alive after the session ended (empty while live). */
     leaked: z.array(pid),
+    /** Pile-ups judged while the session lives (absent or empty once it ended: those are leaks). */
+    alerts: z.array(sessionAlertSchema).optional(),
   })
   .strict();
 export type AgentSessionRow = z.infer<typeof agentSessionSchema>;

@@ -12,7 +12,7 @@ import {
   runLimitsSchema,
   scenarioInfoSchema,
 } from './model.js';
-import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from './vocabulary.js';
+import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS, SESSION_ALERT_KINDS } from './vocabulary.js';
 
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 60_000;
@@ -57,6 +57,16 @@ export const commandSchema = z.discriminatedUnion('type', [
     targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS),
     includeMarkersOnly: z.boolean().optional(),
   }),
+  /**
+   * Ends exactly the alerted processes of a live session's pile-up (`trim`): the identities the user
+   * saw and confirmed, judged again first; one that is no longer alerted or changed is refused.
+   */
+  z.object({
+    type: z.literal('trimSession'),
+    sessionId: z.string().min(1).max(160),
+    kind: z.enum(SESSION_ALERT_KINDS).optional(),
+    targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS),
+  }),
   z.object({ type: z.literal('listScenarios') }),
   z.object({
     type: z.literal('runScenario'),
@@ -100,6 +110,16 @@ export const commandResultSchemas = {
         startTime: z.string(),
         /** Null for a refused identity of no session the request named. */
         sessionId: z.string().nullable(),
+        result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused', 'error']),
+        detail: z.string().optional(),
+      }),
+    ),
+  }),
+  trimSession: z.object({
+    processes: z.array(
+      z.object({
+        pid: z.number().int().positive(),
+        startTime: z.string(),
         result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused', 'error']),
         detail: z.string().optional(),
       }),

@@ -10,6 +10,7 @@ import type { CpuTracker } from '../snapshot/process-node.js';
 import { cleanAgentLeaks } from './agent-commands.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
+import { trimSession } from './trim-commands.js';
 import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
 
 /** What a handler may use besides its command: the host's state and who asked. */
@@ -36,6 +37,7 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   releaseLease: (command, { context }) => releaseLease(context, command),
   cleanOrphans: (command, { context }) => cleanOrphans(context, command),
   cleanAgentLeaks: (command, { context, sessionCpu }) => cleanAgentLeaks(context, command, sessionCpu),
+  trimSession: (command, { context }) => trimSession(context, command),
   listScenarios: async (_command, { context }) => listScenarios(context),
   runScenario: (command, { context }) => runScenario(context, command),
   setPollInterval: async (command, { context }) => setPollInterval(context, command),
