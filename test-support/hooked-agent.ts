@@ -45,13 +45,18 @@ export function builtHookCommand(agent = 'claude'): string {
 
 export async function startHookedClaude(
   tracker: ProcessTracker,
-  options: { readonly malformedHook?: boolean; readonly env?: Readonly<Record<string, string>> } = {},
+  options: {
+    readonly malformedHook?: boolean;
+    readonly env?: Readonly<Record<string, string>>;
+    /** The session id to use (default: a fresh one). */
+    readonly sessionId?: string;
+  } = {},
 ): Promise<HookedAgent> {
   const dir = makeTempDir('tw-hooked-');
   const stub = join(dir, HOOKED_CLAUDE_STUB);
   mkdirSync(join(stub, '..'), { recursive: true });
   writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(fixturePath('agents/hooked-claude.mjs')).href)});\n`);
-  const sessionId = randomUUID();
+  const sessionId = options.sessionId ?? randomUUID();
   tracker.trackEnvMarker('CLAUDE_CODE_SESSION_ID', sessionId);
   const reportFile = join(dir, 'report.jsonl');
   const child = spawn(process.execPath, [stub], {
