@@ -33,6 +33,8 @@ export interface CleanLeaksOptions {
   readonly graceMs?: number;
   readonly killTree?: KillTreeFn;
   readonly readTable?: () => ProcessTable;
+  /** The ledger's reason word; default `agent_leak_clean` (the SessionEnd reaper: `agent_session_end`). */
+  readonly reason?: string;
 }
 
 function strangersUnder(root: number, named: ReadonlySet<number>, table: ProcessTable): number[] {
@@ -101,7 +103,7 @@ export async function cleanAgentLeaks(
     const targets = matches.filter((match) => !refused.has(match.entry.pid) && !named.has(match.entry.ppid));
     const reports = await endMembers(targets, {
       killTree: options.killTree ?? killTree,
-      reason: 'agent_leak_clean',
+      reason: options.reason ?? 'agent_leak_clean',
       ...(options.ledgerFile !== undefined ? { ledgerFile: options.ledgerFile } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });
