@@ -91,7 +91,7 @@ export async function cleanAgentLeaks(
       entry: process.entry,
       runId: null,
       leaseId: null,
-      reasons: [`agent leak of ${leak.sessionId}`, ...process.reasons],
+      reasons: [`${options.reason === undefined ? 'agent leak of' : 'session'} ${leak.sessionId}`, ...process.reasons],
     }));
     const roots = matches.filter((match) => !named.has(match.entry.ppid));
     const refused = new Map<number, string>();
