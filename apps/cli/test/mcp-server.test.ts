@@ -26,6 +26,8 @@ const FUZZ_FRAMES = 400;
 const KEPT_RUN_TIMEOUT_S = 15;
 const MARK_ENV = 'TREEWARDEN_MCP_TEST_MARK';
 const AGENT_FIXTURE = fileURLToPath(new URL('./fixtures/mcp-agent.mjs', import.meta.url));
+/** The committed launcher, which gives `mcp` its own lighter entry (dist/mcp-main.js). */
+const CLI_BIN = fileURLToPath(new URL('../bin/treewarden.js', import.meta.url));
 
 interface Structured {
   [key: string]: unknown;
@@ -310,7 +312,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
     async () => {
       const mark = `mcp-fuzz-${process.pid}-${randomBytes(4).toString('hex')}`;
       tracker.trackEnvMarker(MARK_ENV, mark);
-      const server = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+      const server = spawn(process.execPath, [CLI_BIN, 'mcp'], {
         env: serverEnv(mark),
         stdio: ['pipe', 'pipe', 'ignore'],
       });
