@@ -22,8 +22,12 @@ const RUNS_GONE_WAIT_MS = 60_000;
 const AGENT_REPORT_WAIT_MS = 45_000;
 /** Garbage frames the fuzz test sends before checking the server still answers. */
 const FUZZ_FRAMES = 400;
+/** A kept run's own timeout: long enough to see it outlive its session, short enough to wait for. */
+const KEPT_RUN_TIMEOUT_S = 15;
 const MARK_ENV = 'TREEWARDEN_MCP_TEST_MARK';
 const AGENT_FIXTURE = fileURLToPath(new URL('./fixtures/mcp-agent.mjs', import.meta.url));
+/** The committed launcher, which gives `mcp` its own lighter entry (dist/mcp-main.js). */
+const CLI_BIN = fileURLToPath(new URL('../bin/treewarden.js', import.meta.url));
 
 interface Structured {
   [key: string]: unknown;
@@ -259,11 +263,56 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   );
 
   it(
+    'keepAfterSession: the session ends, the kept run goes on under its guardian until its own timeout',
+    async () => {
+      const { call, client, transport } = await connect();
+      const serverPid = transport.pid as number;
+      const start = async (keepAfterSession: boolean) =>
+        (
+          await call('start_background', {
+            command: [process.execPath, fixturePath('dev-server.mjs')],
+            readyPattern: 'ready on',
+            timeoutSeconds: KEPT_RUN_TIMEOUT_S,
+            keepAfterSession,
+          })
+        ).structuredContent as { runId: string; pid: number; startTime: string };
+      const kept = await start(true);
+      const ended = await start(false);
+      await client.close();
+      await pollUntil(() => !isRunning(ended.pid, ended.startTime) && !isRunning(serverPid), {
+        description: "the session's run ended and the server gone",
+        deadlineMs: RUNS_GONE_WAIT_MS,
+      });
+      expect(isRunning(kept.pid, kept.startTime)).toBe(true);
+      const keptStart = ledgerRecords().find((record) => record.kind === 'run_start' && record.runId === kept.runId);
+      expect(keptStart).toMatchObject({ keepAfterLease: true });
+      const leaseId = keptStart?.kind === 'run_start' ? keptStart.leaseId : undefined;
+      // The session's own run was ended by the server before its release; the kept one is listed as kept.
+      const leaseEnd = await pollUntil(
+        () => ledgerRecords().find((record) => record.kind === 'lease_end' && record.leaseId === leaseId),
+        { description: 'the lease_end record', deadlineMs: RUNS_GONE_WAIT_MS },
+      );
+      expect(leaseEnd).toMatchObject({ runsKept: [kept.runId] });
+      // The guardian's sweep is over (lease_end follows it) and spared the kept tree.
+      expect(isRunning(kept.pid, kept.startTime)).toBe(true);
+
+      // Still bounded: its own timeout ends it, and its guardian records that.
+      const keptEnd = await pollUntil(
+        () => ledgerRecords().find((record) => record.kind === 'run_end' && record.runId === kept.runId),
+        { description: 'the kept run ending at its timeout', deadlineMs: RUNS_GONE_WAIT_MS },
+      );
+      expect(keptEnd).toMatchObject({ classification: 'timeout' });
+      expect(isRunning(kept.pid, kept.startTime)).toBe(false);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'survives garbage frames (seeded) and still answers',
     async () => {
       const mark = `mcp-fuzz-${process.pid}-${randomBytes(4).toString('hex')}`;
       tracker.trackEnvMarker(MARK_ENV, mark);
-      const server = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+      const server = spawn(process.execPath, [CLI_BIN, 'mcp'], {
         env: serverEnv(mark),
         stdio: ['pipe', 'pipe', 'ignore'],
       });

@@ -76,7 +76,11 @@ export function createSessionRuns(agent: AgentIdentity, stateDir?: string): Sess
       if (closing !== null) throw new Error('this MCP server is shutting down; it starts nothing more');
       const { keepAfterSession, ...runSpec } = spec;
       const held = await leaseNow();
-      const run = held.startRun({ ...runSpec, output: 'capture' });
+      const run = held.startRun({
+        ...runSpec,
+        output: 'capture',
+        ...(keepAfterSession ? { keepAfterLease: true } : {}),
+      });
       const sessionRun = track(run, spec, keepAfterSession);
       runs.set(run.id, sessionRun);
       return sessionRun;
@@ -95,7 +99,11 @@ export function createSessionRuns(agent: AgentIdentity, stateDir?: string): Sess
           SESSION_END_WAIT_MS,
           'the runs ending',
         ).catch(() => {});
-        await held.release();
+        const kept = [...runs.values()].some((entry) => entry.keepAfterSession && entry.outcome() === null);
+        // With kept runs the guardian outlives this server (it supervises them to their end), so
+        // the release is handed over, not awaited: the server exits and the guardian carries on.
+        if (kept) void held.release();
+        else await held.release();
       })();
       return closing;
     },
