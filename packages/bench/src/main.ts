@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { runAgentBench } from './agent-bench.js';
+import { runHooksBench } from './hooks-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runLimitsBench } from './limits-bench.js';
 import { runPortBench } from './port-bench.js';
@@ -23,9 +24,10 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   limits: ['Limits', runLimitsBench],
   ports: ['Ports', runPortBench],
   agents: ['Agent sessions', runAgentBench],
+  hooks: ['Session hooks', runHooksBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, hooks); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));
