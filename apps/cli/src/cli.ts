@@ -10,6 +10,7 @@ import { freePortCommand } from './commands/free-port.js';
 import { historyCommand } from './commands/history.js';
 import { hooksCommand } from './commands/hooks.js';
 import { killCommand } from './commands/kill.js';
+import { mcpCommand } from './commands/mcp.js';
 import { orphansCommand } from './commands/orphans.js';
 import { portsCommand } from './commands/ports.js';
 import { psCommand } from './commands/ps.js';
@@ -34,6 +35,7 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   sessions: sessionsCommand,
   watch: watchCommand,
   hooks: hooksCommand,
+  mcp: mcpCommand,
   hook: { summary: HOOK_SUMMARY, usage: HOOK_USAGE, main: runHook },
 };
 
