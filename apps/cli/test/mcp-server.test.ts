@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -265,7 +266,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   it(
     'keepAfterSession: the session ends, the kept run goes on under its guardian until its own timeout',
     async () => {
-      const { call, client, transport } = await connect();
+      const { call, client, transport } = await connect({ CLAUDE_CODE_SESSION_ID: 'sess-kept-test' });
       const serverPid = transport.pid as number;
       const start = async (keepAfterSession: boolean) =>
         (
@@ -278,6 +279,9 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
         ).structuredContent as { runId: string; pid: number; startTime: string };
       const kept = await start(true);
       const ended = await start(false);
+      // The kept run carries no agent marker (it outlives the session on purpose); the other does.
+      expect(environOf(kept.pid)).not.toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
+      expect(environOf(ended.pid)).toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
       await client.close();
       await pollUntil(() => !isRunning(ended.pid, ended.startTime) && !isRunning(serverPid), {
         description: "the session's run ended and the server gone",
@@ -341,6 +345,10 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
     MCP_TEST_TIMEOUT_MS,
   );
 });
+
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
 
 function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
