@@ -1,12 +1,14 @@
 /**
  * Agent rules, compiled: the built-in file plus users' files in `<state dir>/agent-rules/*.json`.
  * A user file that does not parse or validate is reported in `problems` and skipped; the others
- * still load. A user rule with a built-in agent's id adds to that agent's evidence.
+ * still load, and so is a file with a rule too broad to be evidence (rule-breadth.ts). A user rule
+ * with a built-in agent's id adds to that agent's evidence.
  */
 import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
+import { ruleBreadthProblems } from './rule-breadth.js';
 import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
 
 /** A rules file larger than this is refused unread: rules are a few KiB. */
@@ -124,7 +126,13 @@ function readRulesFile(file: string): string {
   }
 }
 
-function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
+/** What the breadth check (rule-breadth.ts) may compare user rules against beyond its built-in lists. */
+export interface LoadRulesOptions {
+  /** The live table's argv; called only when there are user files to check. */
+  readonly liveArgvs?: () => readonly (readonly string[])[];
+}
+
+function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRulesOptions): RulesFile[] {
   let names: string[];
   try {
     // Rules decide what counts as agent evidence: a directory another user could write is not read.
@@ -141,10 +149,15 @@ function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
     names = names.slice(0, MAX_USER_RULE_FILES);
   }
   const files: RulesFile[] = [];
+  const liveArgvs = names.length > 0 ? (options.liveArgvs?.() ?? []) : [];
   for (const name of names) {
     const file = join(dir, name);
     try {
-      files.push(parseRulesText(readRulesFile(file)));
+      const parsed = parseRulesText(readRulesFile(file));
+      const tooBroad = ruleBreadthProblems(parsed, liveArgvs);
+      // The whole file goes: one rule that makes every process an agent's puts the rest in doubt.
+      if (tooBroad.length > 0) throw new Error(tooBroad.join('; '));
+      files.push(parsed);
     } catch (error) {
       problems.push({ file, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
     }
@@ -153,8 +166,8 @@ function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
 }
 
 /** The built-in rules plus every valid user file under `<stateRoot>/agent-rules/`. */
-export function loadAgentRules(stateRoot: string): LoadedRules {
+export function loadAgentRules(stateRoot: string, options: LoadRulesOptions = {}): LoadedRules {
   const problems: RulesProblem[] = [];
-  const files = [builtinRulesFile(), ...readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems)];
+  const files = [builtinRulesFile(), ...readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems, options)];
   return { rules: compileRules(files), problems };
 }
