@@ -27,7 +27,7 @@ const FUZZ_FRAMES = 400;
 const KEPT_RUN_TIMEOUT_S = 15;
 const MARK_ENV = 'TREEWARDEN_MCP_TEST_MARK';
 const AGENT_FIXTURE = fileURLToPath(new URL('./fixtures/mcp-agent.mjs', import.meta.url));
-/** The committed launcher, which gives `mcp` its own lighter entry (dist/mcp-main.js). */
+/** The committed launcher agents are registered with (main.ts then loads only mcp-main.js). */
 const CLI_BIN = fileURLToPath(new URL('../bin/treewarden.js', import.meta.url));
 
 interface Structured {
