@@ -13,7 +13,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { readLedger, resolveStateDir, statePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI_MAIN } from '../../../test-support/cli-helpers.js';
-import { fixturePath, isRunning, pollUntil, useProcessTracker } from '../../../test-support/index.js';
+import {
+  fixturePath,
+  isRunning,
+  pollUntil,
+  readReportedPids,
+  removeTempDir,
+  spawnFixture,
+  useProcessTracker,
+} from '../../../test-support/index.js';
 
 /** Server, guardian and a node dev server starting on a loaded 2-core box. */
 const MCP_TEST_TIMEOUT_MS = 90_000;
@@ -147,6 +155,30 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
       expect(after.runs[0]).toMatchObject({ state: 'ended', outcome: { classification: 'cancelled' } });
       const again = await call('stop_run', { runId: start.runId });
       expect(again.structuredContent).toMatchObject({ result: 'already_ended' });
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'free_port previews without signalling, then ends only the listener it previewed',
+    async () => {
+      const { call } = await connect();
+      const fixture = spawnFixture(tracker, 'dev-server.mjs');
+      const [server] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'dev-server' });
+      const { pid, port, child } = server as unknown as { pid: number; port: number; child: number };
+      const preview = await call('free_port', { port, confirm: false });
+      expect(preview.isError ?? false).toBe(false);
+      const plan = preview.structuredContent as { result: string; wouldEnd: { pid: number }[] };
+      expect(plan.result).toBe('preview');
+      // The listener and its tree (its setsid watcher is its child).
+      expect(plan.wouldEnd.map((member) => member.pid).sort()).toEqual([pid, child].sort());
+      expect(isRunning(pid) && isRunning(child)).toBe(true);
+      const freed = await call('free_port', { port, confirm: true });
+      expect(freed.structuredContent).toMatchObject({ result: 'freed', survivors: [], stillListening: [] });
+      expect(isRunning(pid) || isRunning(child)).toBe(false);
+      const after = await call('free_port', { port, confirm: false });
+      expect(after.structuredContent).toMatchObject({ result: 'nothing_listening' });
+      removeTempDir(fixture.dir);
     },
     MCP_TEST_TIMEOUT_MS,
   );
