@@ -6,13 +6,22 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readLedger, resolveStateDir, statePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI_MAIN } from '../../../test-support/cli-helpers.js';
-import { fixturePath, isRunning, pollUntil, useProcessTracker } from '../../../test-support/index.js';
+import {
+  fixturePath,
+  isRunning,
+  pollUntil,
+  readReportedPids,
+  removeTempDir,
+  spawnFixture,
+  useProcessTracker,
+} from '../../../test-support/index.js';
 
 /** Server, guardian and a node dev server starting on a loaded 2-core box. */
 const MCP_TEST_TIMEOUT_MS = 90_000;
@@ -26,7 +35,7 @@ const FUZZ_FRAMES = 400;
 const KEPT_RUN_TIMEOUT_S = 15;
 const MARK_ENV = 'TREEWARDEN_MCP_TEST_MARK';
 const AGENT_FIXTURE = fileURLToPath(new URL('./fixtures/mcp-agent.mjs', import.meta.url));
-/** The committed launcher, which gives `mcp` its own lighter entry (dist/mcp-main.js). */
+/** The committed launcher agents are registered with (main.ts then loads only mcp-main.js). */
 const CLI_BIN = fileURLToPath(new URL('../bin/treewarden.js', import.meta.url));
 
 interface Structured {
@@ -151,6 +160,30 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   );
 
   it(
+    'free_port previews without signalling, then ends only the listener it previewed',
+    async () => {
+      const { call } = await connect();
+      const fixture = spawnFixture(tracker, 'dev-server.mjs');
+      const [server] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'dev-server' });
+      const { pid, port, child } = server as unknown as { pid: number; port: number; child: number };
+      const preview = await call('free_port', { port, confirm: false });
+      expect(preview.isError ?? false).toBe(false);
+      const plan = preview.structuredContent as { result: string; wouldEnd: { pid: number }[] };
+      expect(plan.result).toBe('preview');
+      // The listener and its tree (its setsid watcher is its child).
+      expect(plan.wouldEnd.map((member) => member.pid).sort()).toEqual([pid, child].sort());
+      expect(isRunning(pid) && isRunning(child)).toBe(true);
+      const freed = await call('free_port', { port, confirm: true });
+      expect(freed.structuredContent).toMatchObject({ result: 'freed', survivors: [], stillListening: [] });
+      expect(isRunning(pid) || isRunning(child)).toBe(false);
+      const after = await call('free_port', { port, confirm: false });
+      expect(after.structuredContent).toMatchObject({ result: 'nothing_listening' });
+      removeTempDir(fixture.dir);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'answers every bad call with a tool error that says why, and keeps serving',
     async () => {
       const { call } = await connect();
@@ -265,7 +298,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   it(
     'keepAfterSession: the session ends, the kept run goes on under its guardian until its own timeout',
     async () => {
-      const { call, client, transport } = await connect();
+      const { call, client, transport } = await connect({ CLAUDE_CODE_SESSION_ID: 'sess-kept-test' });
       const serverPid = transport.pid as number;
       const start = async (keepAfterSession: boolean) =>
         (
@@ -278,6 +311,9 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
         ).structuredContent as { runId: string; pid: number; startTime: string };
       const kept = await start(true);
       const ended = await start(false);
+      // The kept run carries no agent marker (it outlives the session on purpose); the other does.
+      expect(environOf(kept.pid)).not.toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
+      expect(environOf(ended.pid)).toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
       await client.close();
       await pollUntil(() => !isRunning(ended.pid, ended.startTime) && !isRunning(serverPid), {
         description: "the session's run ended and the server gone",
@@ -341,6 +377,10 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
     MCP_TEST_TIMEOUT_MS,
   );
 });
+
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
 
 function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -46,3 +46,9 @@ export function detectAgent(env: NodeJS.ProcessEnv, parentPid: number = process.
     leaseName: ['mcp', agent ?? 'unknown agent', ...(tag === null ? [] : [tag])].join(' · '),
   };
 }
+
+/** The environment without any variable an agent rule reads as a marker (for runs kept past the session). */
+export function withoutAgentMarkers(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const names = compileRules([builtinRulesFile()]).markersByName;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name)));
+}
