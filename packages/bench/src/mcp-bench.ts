@@ -6,8 +6,10 @@
  * reading the line off the pipe. Start-up of node itself is the worker's, not ours, in both.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -113,6 +115,10 @@ const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 export async function runMcpBench(): Promise<string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  // Its own state dir (left in the temp dir: the guardian may still be writing its lease's end after
+  // close): the bench's leases and ledger records never land in the user's.
+  const stateDir = mkdtempSync(join(tmpdir(), 'tw-mcp-bench-'));
+  env.TREEWARDEN_HOME = stateDir;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI_BIN, 'mcp'],
