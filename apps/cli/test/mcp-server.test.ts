@@ -199,6 +199,8 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
         [{ command: ['true'], cwd: '/nonexistent/dir' }, 'start_background', /does not exist/],
         [{ command: ['true'], port: 70_000 }, 'start_background', /not a port number/],
         [{ command: ['true'], readyPattern: '(' }, 'start_background', /not a valid regular expression/],
+        [{ command: ['true'], readyPattern: '(a)\\1' }, 'start_background', /cannot be matched in bounded time/],
+        [{ command: ['true'], readyPattern: '(?<=a)b' }, 'start_background', /cannot be matched in bounded time/],
         [{ command: ['true'], readyTimeoutSeconds: 0 }, 'start_background', /MAX_READY_WAIT_SECONDS/],
         [{ command: 'ls' }, 'start_background', /expected array/],
         [{ port: 0 }, 'who_listens', /not a port number/],
@@ -217,6 +219,26 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
       // Still serving: a list after all of that.
       const listed = (await call('list_runs', {})).structuredContent as { runs: unknown[] };
       expect(listed.runs).toHaveLength(1);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a catastrophic readyPattern cannot stall the server: it is matched in linear time',
+    async () => {
+      const { call } = await connect();
+      // `^(a+)+$` against 40 a's and a '!' takes ~2^40 steps on a backtracking engine.
+      const started = await call('start_background', {
+        command: [process.execPath, '-e', "console.log('a'.repeat(40) + '!'); setTimeout(() => {}, 60_000)"],
+        readyPattern: '^(a+)+$',
+        readyTimeoutSeconds: 2,
+      });
+      expect(started.isError ?? false).toBe(false);
+      expect(started.structuredContent).toMatchObject({ ready: false, state: 'running' });
+      const { runId } = started.structuredContent as { runId: string };
+      const stopped = await call('stop_run', { runId });
+      expect(stopped.isError ?? false).toBe(false);
+      expect(stopped.structuredContent).toMatchObject({ survivors: [] });
     },
     MCP_TEST_TIMEOUT_MS,
   );
