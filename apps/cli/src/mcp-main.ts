@@ -1,0 +1,34 @@
+/**
+ * `treewarden mcp`'s own entry (bin/treewarden.js picks it for `mcp`): an MCP server stays up for
+ * a whole agent session, so it loads only what it uses, not every command's modules (the host,
+ * the scenarios, the WebSocket server). Same exit statuses and error handling as main.ts.
+ */
+import { isStateDirError } from '@treewarden/engine';
+import { writeOut } from './args.js';
+import { UsageError } from './commands/command.js';
+import { mcpCommand } from './commands/mcp.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+
+async function run(argv: readonly string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    await writeOut(process.stdout, `usage: ${mcpCommand.usage}\n`);
+    return 0;
+  }
+  try {
+    return await mcpCommand.main(argv);
+  } catch (error) {
+    if (error instanceof UsageError || isStateDirError(error)) {
+      await writeOut(process.stderr, `treewarden mcp: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await writeOut(process.stderr, `treewarden mcp: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+// A vanished client must not crash the server with EPIPE; the session's end is handled in mcp.ts.
+process.stdout.on('error', () => {});
+process.stderr.on('error', () => {});
+
+process.exit(await run(process.argv.slice(3)));
