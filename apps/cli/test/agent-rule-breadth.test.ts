@@ -83,4 +83,40 @@ describe.skipIf(process.platform !== 'linux')('agent rules too broad to be evide
     expect(reported).not.toContain(innocent);
     expect(isRunning(innocent)).toBe(true);
   });
+
+  it('names the user rule file in the reasons of the agent find it made (orphans --json)', async () => {
+    const mark = `tw-${process.pid}-${Date.now()}`;
+    const { env, file } = stateWithRules({
+      version: 1,
+      agents: [
+        { id: 'my-agent', name: 'Mine', roots: [{ argv0: '(^|/)my-agent$' }], markers: [{ name: 'TW_MY_AGENT_MARK' }] },
+      ],
+    });
+    tracker.trackEnvMarker('TW_MY_AGENT_MARK', mark);
+    const shell = spawn('sh', ['-c', `sleep ${SLEEP_SECONDS} & echo $!`], {
+      detached: true,
+      env: { ...process.env, TW_MY_AGENT_MARK: mark },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    tracker.trackChild(shell, { detached: true });
+    let output = '';
+    shell.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const marked = await pollUntil(() => (output.includes('\n') ? Number(output.trim()) : undefined), {
+      description: 'the marked orphan',
+    });
+    tracker.trackPid(marked);
+    await pollUntil(() => !isRunning(shell.pid as number), { description: 'its parent shell gone' });
+
+    const result = await runCli(['orphans', '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const body = JSON.parse(result.stdout) as {
+      groups: { kind: string; processes: { pid: number; reasons: string[] }[] }[];
+    };
+    const found = body.groups.flatMap((group) => group.processes).find((p) => p.pid === marked);
+    expect(found?.reasons[0]).toBe(
+      `my-agent marker TW_MY_AGENT_MARK=${mark} (rule ${file}); no live session claims it`,
+    );
+  });
 });

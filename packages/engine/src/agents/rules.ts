@@ -26,6 +26,8 @@ export interface ArgvPattern {
 export interface MarkerRule {
   readonly agent: string;
   readonly name: string;
+  /** The user rules file it came from (absent: the built-in rules), named in every find it makes. */
+  readonly source?: string;
   readonly value?: RegExp;
   readonly names?: 'session' | 'root-pid';
 }
@@ -66,11 +68,15 @@ function compileShape(shape: { argv0?: string; argv1?: string; commandLine?: str
   };
 }
 
-/** Merges validated files into one rule set (later files add to agents of the same id). */
-export function compileRules(files: readonly RulesFile[]): AgentRules {
+/**
+ * Merges validated files into one rule set (later files add to agents of the same id).
+ * `sources[i]` names the file `files[i]` came from (absent for the built-in rules).
+ */
+export function compileRules(files: readonly RulesFile[], sources: readonly (string | undefined)[] = []): AgentRules {
   const agents = new Map<string, { id: string; name: string; roots: ArgvPattern[]; markers: MarkerRule[] }>();
   const roles: RoleRule[] = [];
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
+    const source = sources[index];
     for (const input of file.agents) {
       const agent = agents.get(input.id) ?? { id: input.id, name: input.name, roots: [], markers: [] };
       agent.roots.push(...input.roots.map(compileShape));
@@ -78,6 +84,7 @@ export function compileRules(files: readonly RulesFile[]): AgentRules {
         ...input.markers.map((marker) => ({
           agent: input.id,
           name: marker.name,
+          ...(source !== undefined ? { source } : {}),
           ...(marker.value !== undefined ? { value: new RegExp(marker.value) } : {}),
           ...(marker.names !== undefined ? { names: marker.names } : {}),
         })),
@@ -132,7 +139,12 @@ export interface LoadRulesOptions {
   readonly liveArgvs?: () => readonly (readonly string[])[];
 }
 
-function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRulesOptions): RulesFile[] {
+interface UserFile {
+  readonly path: string;
+  readonly rules: RulesFile;
+}
+
+function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRulesOptions): UserFile[] {
   let names: string[];
   try {
     // Rules decide what counts as agent evidence: a directory another user could write is not read.
@@ -148,7 +160,7 @@ function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRules
     problems.push({ file: dir, message: `${names.length} files; only the first ${MAX_USER_RULE_FILES} are read` });
     names = names.slice(0, MAX_USER_RULE_FILES);
   }
-  const files: RulesFile[] = [];
+  const files: UserFile[] = [];
   const liveArgvs = names.length > 0 ? (options.liveArgvs?.() ?? []) : [];
   for (const name of names) {
     const file = join(dir, name);
@@ -157,7 +169,7 @@ function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRules
       const tooBroad = ruleBreadthProblems(parsed, liveArgvs);
       // The whole file goes: one rule that makes every process an agent's puts the rest in doubt.
       if (tooBroad.length > 0) throw new Error(tooBroad.join('; '));
-      files.push(parsed);
+      files.push({ path: file, rules: parsed });
     } catch (error) {
       problems.push({ file, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
     }
@@ -168,6 +180,7 @@ function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRules
 /** The built-in rules plus every valid user file under `<stateRoot>/agent-rules/`. */
 export function loadAgentRules(stateRoot: string, options: LoadRulesOptions = {}): LoadedRules {
   const problems: RulesProblem[] = [];
-  const files = [builtinRulesFile(), ...readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems, options)];
-  return { rules: compileRules(files), problems };
+  const user = readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems, options);
+  const files = [builtinRulesFile(), ...user.map((file) => file.rules)];
+  return { rules: compileRules(files, [undefined, ...user.map((file) => file.path)]), problems };
 }
