@@ -5,15 +5,14 @@
  * break the agent, and agents read a hook's stdout (Claude Code adds it to the context). Any
  * problem is one line on stderr.
  */
+// Only the zod-free SessionEnd entry is loaded up front; the rest (zod, rules) only when needed.
 import {
-  handleHookEvent,
+  handOffSessionEnd,
   hookAgentNames,
   hookAgentOf,
-  loadAgentRules,
+  hookEventName,
   MAX_HOOK_INPUT_BYTES,
-  parseHookEvent,
-  statePaths,
-} from '@treewarden/engine/hooks';
+} from '@treewarden/engine/hook-end';
 
 export const HOOK_USAGE = `treewarden hook ${hookAgentNames().join('|')}  (reads one hook event as JSON on stdin)`;
 /** The agent writes its event at once; a stdin still open after this is not going to deliver one. */
@@ -63,6 +62,13 @@ async function handle(argv: readonly string[]): Promise<number> {
   if (process.stdin.isTTY === true) return complain('expects a hook event as JSON on stdin');
   const text = await readStdin();
   if (text === null) return complain(`stdin is over ${MAX_HOOK_INPUT_BYTES} bytes: not a hook event`);
+  // SessionEnd races the agent's kill of its hook: hand the event over as it came, at once; the
+  // reaper validates it. Everything else is validated here.
+  if (hookEventName(text) === 'SessionEnd') {
+    handOffSessionEnd(agent.name, text);
+    return EXIT_OK;
+  }
+  const { handleHookEvent, loadAgentRules, parseHookEvent, statePaths } = await import('@treewarden/engine/hooks');
   const event = parseHookEvent(text);
   if (typeof event === 'string') return complain(event);
   const paths = statePaths();

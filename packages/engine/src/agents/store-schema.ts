@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { memberRoles } from './rule-schema.js';
 
 const identity = { pid: z.number().int().positive(), startTime: z.string().min(1).max(64) };
-/** Longest argv kept per member: enough to recognise it, bounded so a hostile argv cannot bloat the store. */
-export const MAX_STORED_ARGS = 64;
-export const MAX_STORED_ARG_CHARS = 512;
+
+import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from './store-limits.js';
+
+export { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from './store-limits.js';
 
 export const storedMemberSchema = z
   .object({

@@ -5,13 +5,14 @@
  * the ancestor chain and one store record are read: the hook stays far below its 1 s.
  */
 
+import type { ProcessEntry } from '../../table/types.js';
 import type { AgentRules } from '../rules.js';
 import { readSession } from '../session-store.js';
 import type { StoredSession } from '../store-schema.js';
 import { type HookAgent, hookRecordId } from './hook-agents.js';
 import { findHookAgent } from './hook-ancestry.js';
 import type { HookEvent } from './hook-event.js';
-import { openHookRecord } from './hook-record.js';
+import { type HookStart, openHookRecord } from './hook-record.js';
 import type { ReaperConfig } from './run-reaper.js';
 import { spawnReaper } from './spawn-reaper.js';
 
@@ -24,7 +25,7 @@ export interface HookContext {
   readonly now?: number;
   /** Tests shorten the reaper's wait for the agent. */
   readonly reaperExitTimeoutMs?: number;
-  readonly spawnReaper?: (config: ReaperConfig, rules: AgentRules, envKey: string | null) => number;
+  readonly spawnReaper?: (config: ReaperConfig) => number;
 }
 
 export type HookResult =
@@ -45,8 +46,25 @@ export function handleHookEvent(agent: HookAgent, event: HookEvent, context: Hoo
   const root = ancestry.agent;
   const start = { agent, sessionId: event.session_id, root, cwd: event.cwd ?? null, now };
   if (name === 'SessionStart') return { kind: 'recorded', session: openHookRecord(context.stateRoot, start) };
-  // Hooks installed mid-session, or a session resumed where no SessionStart ran: this agent is the one ending.
-  const before = readSession(context.stateRoot, hookRecordId(agent, event.session_id));
+  const { session, config } = prepareSessionEnd(context, start, ancestry.chain);
+  const reaperPid = (context.spawnReaper ?? spawnReaper)({
+    ...config,
+    ...(context.reaperExitTimeoutMs !== undefined ? { exitTimeoutMs: context.reaperExitTimeoutMs } : {}),
+  });
+  return { kind: 'reaper', session, reaperPid };
+}
+
+/**
+ * The record a SessionEnd closes, made to name this agent (hooks installed mid-session, or a
+ * session resumed where no SessionStart ran: this agent is the one ending), and the reaper's config.
+ */
+export function prepareSessionEnd(
+  context: Pick<HookContext, 'stateRoot' | 'ledgerFile'>,
+  start: HookStart,
+  chain: readonly ProcessEntry[],
+): { session: StoredSession; config: ReaperConfig } {
+  const { root } = start;
+  const before = readSession(context.stateRoot, hookRecordId(start.agent, start.sessionId));
   const session = isSameRoot(before, root.pid, root.startTime)
     ? (before as StoredSession)
     : openHookRecord(context.stateRoot, start);
@@ -54,11 +72,9 @@ export function handleHookEvent(agent: HookAgent, event: HookEvent, context: Hoo
     stateRoot: context.stateRoot,
     ledgerFile: context.ledgerFile,
     recordId: session.id,
-    chain: ancestry.chain.map((entry) => entry.pid),
-    endedAtMs: now,
+    chain: chain.map((entry) => entry.pid),
+    endedAtMs: start.now,
     root: { pid: root.pid, startTime: root.startTime },
-    ...(context.reaperExitTimeoutMs !== undefined ? { exitTimeoutMs: context.reaperExitTimeoutMs } : {}),
   };
-  const reaperPid = (context.spawnReaper ?? spawnReaper)(config, context.rules, agent.envKey);
-  return { kind: 'reaper', session, reaperPid };
+  return { session, config };
 }

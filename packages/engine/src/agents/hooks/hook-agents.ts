@@ -4,6 +4,9 @@
  * `session_id` on the agent's children (null where the agent puts none there: the reaper then
  * has no id to follow, and only the session's end is recorded).
  */
+/** A hook event is a few hundred bytes; more than this is not an event (and is not buffered whole). */
+export const MAX_HOOK_INPUT_BYTES = 256 * 1024;
+
 export interface HookAgent {
   /** As typed: `treewarden hook claude`. */
   readonly name: string;

@@ -19,7 +19,7 @@ export interface HookAncestry {
   readonly chain: readonly ProcessEntry[];
 }
 
-function readChain(startPid: number): ProcessEntry[] {
+export function readChain(startPid: number): ProcessEntry[] {
   const chain: ProcessEntry[] = [];
   let pid = startPid;
   for (let depth = 0; pid > 1 && depth < MAX_ANCESTRY_DEPTH; depth += 1) {
@@ -36,7 +36,11 @@ function isShell(entry: ProcessEntry, rules: AgentRules): boolean {
 }
 
 export function findHookAgent(ruleId: string, rules: AgentRules, startPid: number = process.ppid): HookAncestry {
-  const chain = readChain(startPid);
+  return pickHookAgent(ruleId, rules, readChain(startPid));
+}
+
+/** The agent among an ancestor chain read earlier (the SessionEnd hook reads it; the reaper picks). */
+export function pickHookAgent(ruleId: string, rules: AgentRules, chain: readonly ProcessEntry[]): HookAncestry {
   const rule = rules.agents.find((agent) => agent.id === ruleId);
   const byRule = rule === undefined ? undefined : chain.find((e) => rule.roots.some((s) => matchesShape(e.args, s)));
   if (byRule !== undefined) return { agent: byRule, matchedBy: 'rule', chain };

@@ -5,8 +5,7 @@
 import { z } from 'zod';
 import { AGENT_SESSION_ID_PATTERN } from '../store-schema.js';
 
-/** A hook event is a few hundred bytes; more than this is not an event (and is not buffered whole). */
-export const MAX_HOOK_INPUT_BYTES = 256 * 1024;
+export { MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 
 export const hookEventSchema = z.object({
   session_id: z.string().regex(AGENT_SESSION_ID_PATTERN, 'letters, digits, ".", "_" and "-", at most 128'),

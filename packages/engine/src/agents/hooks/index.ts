@@ -8,6 +8,7 @@ export {
   hookRecordId,
 } from './hook-agents.js';
 export { findHookAgent, type HookAncestry } from './hook-ancestry.js';
+export { handOffSessionEnd, hookEventName } from './hook-end-fast.js';
 export { type HookEvent, hookEventSchema, MAX_HOOK_INPUT_BYTES, parseHookEvent } from './hook-event.js';
 export { closeHookRecord, openHookRecord } from './hook-record.js';
 export { findSessionLeftovers, type LeftoverInput } from './leftovers.js';
@@ -19,5 +20,6 @@ export {
   reaperConfigSchema,
   runReaper,
 } from './run-reaper.js';
+export { runSessionEnd, sessionEndConfigSchema } from './session-end.js';
 export { REAPER_ENTRY, spawnReaper } from './spawn-reaper.js';
 export { waitForExit } from './wait-exit.js';

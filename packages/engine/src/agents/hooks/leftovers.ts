@@ -2,7 +2,7 @@
  * What a session left behind once its agent exited, found by the id the agent put in its
  * children's environment: every live process carrying exactly that id, and their descendants.
  * Never pid ≤ 1, a protected command, another user's process, an excluded pid (the reaper's and
- * the hook's ancestors), the agent itself, a live session's root, a process carrying any other
+ * the hook's ancestors), the agent itself, a live session's root, another agent's root, a process carrying any other
  * session's id (nor what lies under it), or a carrier that started outside the session
  * (`startedWithinSession`, the same check the leak judge makes). Pure over its inputs.
  */
@@ -12,7 +12,7 @@ import type { MarkerReader } from '../environ.js';
 import type { AgentLeak, LeakedProcess } from '../find-leaks.js';
 import { startedWithinSession } from '../leak-judge.js';
 import { contextReasons, PROTECTED_COMMANDS } from '../leak-reasons.js';
-import { markerHits, sessionKeysOf } from '../match.js';
+import { markerHits, rootAgentOf, sessionKeysOf } from '../match.js';
 import type { AgentRules } from '../rules.js';
 import type { StoredSession } from '../store-schema.js';
 
@@ -48,6 +48,10 @@ function isTarget(input: LeftoverInput, entry: ProcessEntry | undefined): entry 
   if (PROTECTED_COMMANDS.has(entry.command) || input.liveRoots.has(identityKey(entry))) return false;
   const root = input.session.root;
   if (entry.pid === root.pid && entry.startTime === root.startTime) return false;
+  // Another agent started from this session (codex run from a Claude shell) is a live agent of
+  // its own, never a leftover; this agent's own shape (a subagent) may be one.
+  const agent = rootAgentOf(entry, input.rules);
+  if (agent !== null && agent.id !== input.session.agent) return false;
   return input.uid === undefined || entry.uid === input.uid;
 }
 
