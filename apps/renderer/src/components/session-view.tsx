@@ -1,6 +1,7 @@
 /**
  * One agent session: agent, directory, age and state, CPU and memory totals and their curves, its
- * process tree with role badges (MCP server, shell, dev server, browser, subagent); once it ended,
+ * process tree with role badges (MCP server, shell, dev server, browser, subagent); while it lives,
+ * its pile-ups with a "Trim…" that lists what it will signal first; once it ended,
  * the members it leaked with their evidence and a "Clean up" that first lists what it will signal.
  */
 import type { OrphanView, SessionView as Session, SessionProcess } from '@treewarden/protocol';
@@ -15,6 +16,7 @@ import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { SessionAlerts } from './session-alerts';
 import { SessionChart } from './session-curves';
 import { Sparkline } from './sparkline';
 
@@ -152,6 +154,7 @@ export function SessionView() {
       </div>
       <SessionFacts session={session} />
       <SessionChart sessionId={session.id} final={isCurveFinal(session)} />
+      <SessionAlerts session={session} />
       <SessionLeaks session={session} leaks={leaks} />
       <SessionTree session={session} leaked={new Set(session.leaked)} />
     </div>
