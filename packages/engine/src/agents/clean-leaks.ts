@@ -33,6 +33,8 @@ export interface CleanLeaksOptions {
   readonly graceMs?: number;
   readonly killTree?: KillTreeFn;
   readonly readTable?: () => ProcessTable;
+  /** The ledger's reason for each kill; default `agent_leak_clean`. */
+  readonly reason?: string;
 }
 
 function strangersUnder(root: number, named: ReadonlySet<number>, table: ProcessTable): number[] {
@@ -89,7 +91,7 @@ export async function cleanAgentLeaks(
       entry: process.entry,
       runId: null,
       leaseId: null,
-      reasons: [`agent leak of ${leak.sessionId}`, ...process.reasons],
+      reasons: [`${options.reason === undefined ? 'agent leak of' : 'session'} ${leak.sessionId}`, ...process.reasons],
     }));
     const roots = matches.filter((match) => !named.has(match.entry.ppid));
     const refused = new Map<number, string>();
@@ -101,7 +103,7 @@ export async function cleanAgentLeaks(
     const targets = matches.filter((match) => !refused.has(match.entry.pid) && !named.has(match.entry.ppid));
     const reports = await endMembers(targets, {
       killTree: options.killTree ?? killTree,
-      reason: 'agent_leak_clean',
+      reason: options.reason ?? 'agent_leak_clean',
       ...(options.ledgerFile !== undefined ? { ledgerFile: options.ledgerFile } : {}),
       ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
     });

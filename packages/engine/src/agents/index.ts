@@ -1,3 +1,4 @@
+export * from './alerts/index.js';
 export { type CleanedLeak, type CleanLeaksOptions, cleanAgentLeaks, type ProcessCleanReport } from './clean-leaks.js';
 export {
   createMarkerReader,

@@ -1,5 +1,5 @@
 /** Remembered sessions and leaks as the rows of the shared contract (`sessions --json`, `orphans --json`). */
-import type { AgentLeakGroup, AgentSessionRow } from '@treewarden/protocol';
+import type { AgentLeakGroup, AgentSessionRow, SessionAlert } from '@treewarden/protocol';
 import type { AgentLeak } from './find-leaks.js';
 import type { LiveSession } from './recognise.js';
 import type { StoredSession } from './store-schema.js';
@@ -12,6 +12,7 @@ export function sessionRow(
   session: StoredSession,
   live: LiveSession | undefined,
   leak: AgentLeak | undefined,
+  alerts?: readonly SessionAlert[],
 ): AgentSessionRow {
   const members =
     live !== undefined
@@ -32,6 +33,8 @@ export function sessionRow(
     endedAt: iso(session.endedAtMs),
     members,
     leaked: leak?.processes.map((process) => process.entry.pid) ?? [],
+    // Judged rows carry their alerts (none once ended: what an ended session holds is a leak).
+    ...(alerts === undefined ? {} : { alerts: session.endedAtMs === null ? [...alerts] : [] }),
   };
 }
 
@@ -39,10 +42,19 @@ export function sessionRows(
   sessions: readonly StoredSession[],
   live: readonly LiveSession[],
   leaks: readonly AgentLeak[],
+  /** Alerts by session id (`alertsBySession`); absent: the rows say nothing about alerts. */
+  alerts?: ReadonlyMap<string, readonly SessionAlert[]>,
 ): AgentSessionRow[] {
   const liveById = new Map(live.map((session) => [session.id, session]));
   const leakById = new Map(leaks.map((leak) => [leak.sessionId, leak]));
-  return sessions.map((session) => sessionRow(session, liveById.get(session.id), leakById.get(session.id)));
+  return sessions.map((session) =>
+    sessionRow(
+      session,
+      liveById.get(session.id),
+      leakById.get(session.id),
+      alerts === undefined ? undefined : (alerts.get(session.id) ?? []),
+    ),
+  );
 }
 
 export function leakGroupRow(leak: AgentLeak): AgentLeakGroup {

@@ -1,0 +1,109 @@
+/**
+ * What one live session holds for the alert judgement: its members now (recognised this tick, plus
+ * remembered ones still alive by identity: a member keeps its place after it is reparented), never
+ * the agent root, its ancestors, the observer's own tree, a zombie or another user's process.
+ */
+import { readProcEntry } from '../../table/linux-proc.js';
+import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import type { LiveSession } from '../recognise.js';
+import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
+import type { MemberRole } from '../rule-schema.js';
+import type { StoredSession } from '../store-schema.js';
+
+export interface JudgedMember {
+  readonly entry: ProcessEntry;
+  readonly role: MemberRole;
+}
+
+export interface JudgedSession {
+  readonly id: string;
+  readonly agent: string;
+  readonly root: ProcessEntry;
+  readonly members: readonly JudgedMember[];
+  readonly byPid: ReadonlyMap<number, JudgedMember>;
+  /** Children among the members (and of the root), by parent pid. */
+  readonly children: ReadonlyMap<number, readonly number[]>;
+}
+
+/** The root's ancestors up to pid 1: from the table, else read live (a focused table lacks them). */
+export function rootAncestors(root: ProcessEntry, table: ProcessTable): Set<number> {
+  const found = new Set<number>();
+  let pid = root.ppid;
+  for (let depth = 0; pid > 1 && depth < MAX_ANCESTRY_DEPTH && !found.has(pid); depth += 1) {
+    found.add(pid);
+    pid = (table.entries.get(pid) ?? readProcEntry(pid))?.ppid ?? 0;
+  }
+  return found;
+}
+
+function alive(table: ProcessTable, pid: number, startTime: string): ProcessEntry | null {
+  const entry = table.entries.get(pid);
+  return entry !== undefined && entry.startTime === startTime && !isZombie(entry) ? entry : null;
+}
+
+export function judgedSession(
+  live: LiveSession,
+  remembered: StoredSession | undefined,
+  table: ProcessTable,
+  protectedPids: ReadonlySet<number>,
+  uid: number | undefined,
+): JudgedSession {
+  const byPid = new Map<number, JudgedMember>();
+  const admit = (entry: ProcessEntry, role: MemberRole) => {
+    if (entry.pid <= 1 || entry.pid === live.root.pid || protectedPids.has(entry.pid) || isZombie(entry)) return;
+    if (uid !== undefined && entry.uid !== uid) return;
+    const before = byPid.get(entry.pid);
+    if (before === undefined || identityKey(before.entry) !== identityKey(entry)) byPid.set(entry.pid, { entry, role });
+  };
+  for (const member of live.members) admit(member.entry, member.role);
+  for (const member of remembered?.members ?? []) {
+    if (byPid.has(member.pid)) continue;
+    const entry = alive(table, member.pid, member.startTime);
+    if (entry !== null) admit(entry, member.role);
+  }
+  const children = new Map<number, number[]>();
+  for (const { entry } of byPid.values()) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry.pid]);
+  return { id: live.id, agent: live.agent, root: live.root, members: [...byPid.values()], byPid, children };
+}
+
+/** A member and its member descendants (a set: a wrapper and its server, a job and its children). */
+export function setOf(session: JudgedSession, pid: number): ProcessEntry[] {
+  const found: ProcessEntry[] = [];
+  const seen = new Set<number>();
+  const stack = [pid];
+  while (stack.length > 0) {
+    const next = stack.pop() as number;
+    const member = session.byPid.get(next);
+    if (member === undefined || seen.has(next)) continue;
+    seen.add(next);
+    found.push(member.entry);
+    stack.push(...(session.children.get(next) ?? []));
+  }
+  return found;
+}
+
+/** Whether `pid`'s parent chain reaches `ancestor` through members only. */
+export function descendsFrom(session: JudgedSession, pid: number, ancestors: ReadonlySet<number>): boolean {
+  let current = session.byPid.get(pid)?.entry.ppid ?? 0;
+  for (let depth = 0; current > 1 && depth < MAX_ANCESTRY_DEPTH; depth += 1) {
+    if (ancestors.has(current)) return true;
+    current = session.byPid.get(current)?.entry.ppid ?? 0;
+  }
+  return false;
+}
+
+const DECIMAL = /^\d+$/;
+
+/** Oldest first: the kernel's start time (clock ticks on Linux), then pid (a tick can hold two starts). */
+export function byAge(a: ProcessEntry, b: ProcessEntry): number {
+  if (DECIMAL.test(a.startTime) && DECIMAL.test(b.startTime)) {
+    const ticks = BigInt(a.startTime) - BigInt(b.startTime);
+    if (ticks !== 0n) return ticks < 0n ? -1 : 1;
+  }
+  return a.startedAtMs - b.startedAtMs || a.pid - b.pid;
+}
+
+export function commandOf(entry: ProcessEntry, max = 160): string {
+  const line = entry.args.length > 0 ? entry.args.join(' ') : `[${entry.command}]`;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
