@@ -158,6 +158,23 @@ describe('alerts on the session card', () => {
     expect(alert.textContent).toContain('pid 503, 504');
   });
 
+  it('marks the alerted rows of the session tree by identity, not by pid', () => {
+    // 504 is alerted under another start time: a recycled pid is not the alerted process.
+    const alert = duplicateAlert({
+      processes: [
+        { pid: 503, startTime: '5031' },
+        { pid: 504, startTime: '999' },
+      ],
+    });
+    showSessions([pileSession([alert])]);
+    renderCard();
+    const marked = screen
+      .getAllByTestId('session-proc')
+      .filter((row) => row.getAttribute('data-alerted') === 'true')
+      .map((row) => row.querySelector('.num')?.textContent);
+    expect(marked).toEqual(['503']);
+  });
+
   it('shows no alerts section for a session without pile-ups', () => {
     showSessions([pileSession([])]);
     renderCard();
