@@ -9,6 +9,7 @@ import { type CliCommand, UsageError } from './commands/command.js';
 import { freePortCommand } from './commands/free-port.js';
 import { historyCommand } from './commands/history.js';
 import { killCommand } from './commands/kill.js';
+import { mcpCommand } from './commands/mcp.js';
 import { orphansCommand } from './commands/orphans.js';
 import { portsCommand } from './commands/ports.js';
 import { psCommand } from './commands/ps.js';
@@ -31,6 +32,7 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   'free-port': freePortCommand,
   sessions: sessionsCommand,
   watch: watchCommand,
+  mcp: mcpCommand,
 };
 
 function overview(): string {
