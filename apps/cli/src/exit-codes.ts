@@ -2,6 +2,8 @@
 export const EXIT_OK = 0;
 /** A runtime failure that is not one of the outcomes below (e.g. no process table). */
 export const EXIT_FAILURE = 1;
+/** `trim`: nothing is alerted (the session, kind or identities asked for hold no pile-up now). */
+export const EXIT_NOTHING_TO_TRIM = 1;
 /** Bad flags or out-of-bound values; nothing was launched or signalled. */
 export const EXIT_USAGE = 2;
 /** `kill --start` named a different process (or the kill was refused): nothing was signalled. */

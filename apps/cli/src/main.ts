@@ -17,6 +17,7 @@ import { runCommand } from './commands/run.js';
 import { scenarioCommand } from './commands/scenario.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
+import { trimCommand } from './commands/trim.js';
 import { watchCommand } from './commands/watch.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
@@ -31,6 +32,7 @@ const COMMANDS: Readonly<Record<string, CliCommand>> = {
   ports: portsCommand,
   'free-port': freePortCommand,
   sessions: sessionsCommand,
+  trim: trimCommand,
   watch: watchCommand,
   mcp: mcpCommand,
 };

@@ -2,14 +2,16 @@
  * `treewarden sessions [--json]`: agent sessions started the usual way (claude, codex, …), live and
  * recently ended, each with its members and roles, and the members an ended session leaked.
  * Observing also remembers what it saw in the state dir, so later reports keep the ancestry.
+ * Live sessions carry their pile-up alerts (`alerts`, one `ALERT` line each without --json).
  */
 import { parseArgs } from 'node:util';
-import { observeAgentsOnce, sessionRows } from '@treewarden/engine';
+import { alertsBySession, observeAgentsOnce, sessionRows } from '@treewarden/engine';
 import type { AgentSessionRow } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { agentContext } from './agent-context.js';
 import type { CliCommand } from './command.js';
+import { alertConfig, alertLine, judgeObservation } from './session-alerts.js';
 
 const USAGE = 'treewarden sessions [--json]';
 const ARGS_WIDTH = 70;
@@ -21,14 +23,17 @@ function formatSession(row: AgentSessionRow): string {
     const leaked = row.leaked.includes(member.pid) ? ' LEAKED' : '';
     return `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(10)} ${member.args.join(' ').slice(0, ARGS_WIDTH)}${leaked}`;
   });
-  return [head, ...lines].join('\n');
+  return [head, ...lines, ...(row.alerts ?? []).map(alertLine)].join('\n');
 }
 
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: { json: { type: 'boolean' } }, strict: true });
   const context = agentContext();
+  const config = await alertConfig(context.stateRoot);
   const observation = observeAgentsOnce(context);
-  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks);
+  const now = Date.now();
+  const alerts = alertsBySession(judgeObservation(observation, config).map((alert) => ({ ...alert, sinceMs: now })));
+  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks, alerts);
   const problems = observation.problems.map(({ file, message }) => ({ file, message }));
   if (values.json === true) {
     await writeOut(process.stdout, `${JSON.stringify({ sessions, ...(problems.length > 0 ? { problems } : {}) })}\n`);

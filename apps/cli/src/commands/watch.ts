@@ -3,6 +3,8 @@
  * sessions (Ctrl-C ends it). It remembers sessions' trees in the state dir while it runs, so leaks
  * keep their evidence after reparenting, and prints session-started, session-ended, leak-found and
  * (with --auto-clean, off by default) leak-cleaned events; `--json`: one JSON object per line.
+ * Live sessions' pile-ups are reported as alert-found / alert-cleared (once per alert id), and
+ * trimmed (alert-trimmed) only for the kinds the user opted into in agent-alerts.json.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -18,6 +20,8 @@ import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
 import { agentContext } from './agent-context.js';
 import { type CliCommand, UsageError } from './command.js';
+import { alertConfig } from './session-alerts.js';
+import { createWatchAlerts } from './watch-alerts.js';
 import { serviceUnit } from './watch-unit.js';
 
 const USAGE = 'treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]';
@@ -111,6 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const emit: Emit = async (event, text) =>
     writeOut(process.stdout, values.json === true ? `${JSON.stringify(event)}\n` : `${text}\n`);
   const watcher = createAgentWatcher(context);
+  const alerts = createWatchAlerts(await alertConfig(context.stateRoot), context.ledgerFile);
   let endedAt = new Map<string, number>();
   const attempted = new Set<string>();
   let stopping = false;
@@ -122,6 +127,7 @@ async function main(argv: readonly string[]): Promise<number> {
   while (!stopping) {
     const { observation, events } = watcher.tick();
     for (const event of events) await emit(...eventLine(event));
+    await alerts.tick(observation, emit);
     endedAt = leakClocks(endedAt, observation);
     if (autoCleanSeconds !== undefined)
       await autoClean(

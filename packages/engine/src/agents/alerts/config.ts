@@ -106,7 +106,9 @@ export function parseAlertConfig(text: string): AlertConfig {
   const parsed = alertConfigSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'rejected'}`);
+    // A bad record key carries its own reason one level down.
+    const inner = issue !== undefined && 'issues' in issue ? issue.issues[0]?.message : undefined;
+    throw new Error(`${issue?.path.join('.') || '(top)'}: ${inner ?? issue?.message ?? 'rejected'}`);
   }
   return parsed.data;
 }
