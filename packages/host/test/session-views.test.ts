@@ -49,6 +49,7 @@ function scan(rows: AgentSessionRow[], entries: ProcessEntry[], leaks: AgentLeak
   return {
     rows,
     leaks,
+    alerts: [],
     entries: new Map(entries.map((e) => [e.pid, e])),
     readAtMs: 5000,
     listening: new Map([['102:1020', [{ proto: 'tcp' as const, address: '127.0.0.1', port: 5173 }]]]),

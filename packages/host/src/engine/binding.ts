@@ -29,6 +29,7 @@ import {
   settleEndedRuns,
   signalsSent,
   summarizeRuns,
+  trimAlerts,
 } from '@treewarden/engine';
 import type { Classification, HistoryEntry, HolderState } from '@treewarden/protocol';
 import { findScenario, isPaceable, listScenarios } from '@treewarden/scenarios';
@@ -293,6 +294,7 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
     },
     observeAgents: (reader) => reader.observeAgents(paths.root),
     cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
+    trimSessionAlerts: (alerts) => trimAlerts(alerts, { ledgerFile: paths.ledgerFile }),
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,

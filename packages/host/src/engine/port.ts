@@ -6,12 +6,14 @@
 import type {
   AgentLeak,
   CleanedLeak,
+  JudgedAlert,
   KillOutcome,
   ProcessEntry,
   ProcessIdentity,
   RunOutcome,
   RunSpec,
   TableReader,
+  TrimmedAlert,
 } from '@treewarden/engine';
 import type {
   ActivityEntry,
@@ -169,6 +171,8 @@ export interface EnginePort {
   observeAgents?(reader: WorkerTableReader): Promise<AgentScan | null>;
   /** The engine's agent clean-up (revalidated tree kill per leaked subtree, recorded in the ledger). */
   cleanAgentLeaks?(leaks: readonly AgentLeak[]): Promise<readonly CleanedLeak[]>;
+  /** The engine's trim of live sessions' pile-ups (same kill and refusals, ledger reason `session_trim`). */
+  trimSessionAlerts?(alerts: readonly JudgedAlert[]): Promise<readonly TrimmedAlert[]>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
   /** The ledger's newest run endings and kills (newest first), for the Activity panel. */

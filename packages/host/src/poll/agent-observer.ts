@@ -7,8 +7,13 @@
 import {
   type AgentLeak,
   type AgentWatcher,
+  type AlertTracker,
+  alertsBySession,
   createAgentWatcher,
+  createAlertTracker,
+  type JudgedAlert,
   loadAgentRules,
+  loadAlertConfig,
   markerReaderFor,
   type ProcessEntry,
   readLinuxPortMap,
@@ -19,6 +24,8 @@ import type { AgentSessionRow, ListeningSocket } from '@treewarden/protocol';
 export interface AgentScan {
   readonly rows: readonly AgentSessionRow[];
   readonly leaks: readonly AgentLeak[];
+  /** Pile-ups in live sessions, with their processes' entries (what `trimSession` ends); the rows carry them too. */
+  readonly alerts: readonly JudgedAlert[];
   /** Live roots, members and leaked processes of the rows, by pid (same read as the rows). */
   readonly entries: ReadonlyMap<number, ProcessEntry>;
   readonly readAtMs: number;
@@ -28,27 +35,52 @@ export interface AgentScan {
   readonly problems: readonly { readonly file: string; readonly message: string }[];
 }
 
-const watchers = new Map<string, AgentWatcher>();
+/** The alert thresholds file is read again this often (a user's edit shows without a restart). */
+export const ALERT_CONFIG_RELOAD_MS = 10_000;
 
-function watcherFor(stateDir: string): AgentWatcher {
-  let watcher = watchers.get(stateDir);
-  if (watcher === undefined) {
+interface Observer {
+  readonly watcher: AgentWatcher;
+  readonly alerts: AlertTracker;
+  configReadAtMs: number;
+  configProblem: { readonly file: string; readonly message: string } | undefined;
+}
+
+const observers = new Map<string, Observer>();
+
+function observerFor(stateDir: string): Observer {
+  let observer = observers.get(stateDir);
+  if (observer === undefined) {
     const loaded = loadAgentRules(stateDir);
-    watcher = createAgentWatcher({
-      stateRoot: stateDir,
-      rules: loaded.rules,
-      rulesProblems: loaded.problems,
-      readMarkers: markerReaderFor(loaded.rules),
-    });
-    watchers.set(stateDir, watcher);
+    const config = loadAlertConfig(stateDir);
+    observer = {
+      watcher: createAgentWatcher({
+        stateRoot: stateDir,
+        rules: loaded.rules,
+        rulesProblems: loaded.problems,
+        readMarkers: markerReaderFor(loaded.rules),
+      }),
+      alerts: createAlertTracker({ config: config.config }),
+      configReadAtMs: Date.now(),
+      configProblem: config.problem,
+    };
+    observers.set(stateDir, observer);
   }
-  return watcher;
+  return observer;
+}
+
+function reloadConfig(observer: Observer, stateDir: string, now: number): void {
+  if (now - observer.configReadAtMs < ALERT_CONFIG_RELOAD_MS) return;
+  const loaded = loadAlertConfig(stateDir);
+  observer.alerts.setConfig(loaded.config);
+  observer.configProblem = loaded.problem;
+  observer.configReadAtMs = now;
 }
 
 /** Only what the rows name travels back to the host: a focused table is small, a full one is not. */
 function sessionEntries(
   rows: readonly AgentSessionRow[],
   leaks: readonly AgentLeak[],
+  alerts: readonly JudgedAlert[],
   table: ReadonlyMap<number, ProcessEntry>,
 ): Map<number, ProcessEntry> {
   const entries = new Map<number, ProcessEntry>();
@@ -61,6 +93,7 @@ function sessionEntries(
     for (const member of row.members) keep(member.pid, member.startTime);
   }
   for (const leak of leaks) for (const { entry } of leak.processes) keep(entry.pid, entry.startTime);
+  for (const alert of alerts) for (const entry of alert.processes) keep(entry.pid, entry.startTime);
   return entries;
 }
 
@@ -82,15 +115,22 @@ function devServerSockets(
 }
 
 export function observeAgents(stateDir: string): AgentScan {
-  const { observation } = watcherFor(stateDir).tick();
-  const rows = sessionRows(observation.sessions, observation.live, observation.leaks);
-  const entries = sessionEntries(rows, observation.leaks, observation.table.entries);
+  const observer = observerFor(stateDir);
+  const now = Date.now();
+  reloadConfig(observer, stateDir, now);
+  const { observation } = observer.watcher.tick(now);
+  // Judged from this tick's read (the members' entries the observer already has), never a read of its own.
+  const { alerts } = observer.alerts.tick(observation, now);
+  const rows = sessionRows(observation.sessions, observation.live, observation.leaks, alertsBySession(alerts));
+  const entries = sessionEntries(rows, observation.leaks, alerts, observation.table.entries);
+  const problems = [...observation.problems, ...(observer.configProblem === undefined ? [] : [observer.configProblem])];
   return {
     rows,
     leaks: observation.leaks,
+    alerts,
     entries,
     listening: devServerSockets(rows, entries),
     readAtMs: observation.table.readAtMs,
-    problems: observation.problems.map(({ file, message }) => ({ file, message })),
+    problems: problems.map(({ file, message }) => ({ file, message })),
   };
 }

@@ -5,7 +5,7 @@
  * ledger record per kill (`session_trim`). The caller judges again right before: `selectTrim`
  * keeps only what is still alerted, narrowed to the identities the user confirmed.
  */
-import type { SessionAlertKind } from '@treewarden/protocol';
+import { SESSION_ALERT_KINDS, type SessionAlertKind } from '@treewarden/protocol';
 import { readProcEntry } from '../../table/linux-proc.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
 import { type CleanedLeak, type CleanLeaksOptions, cleanAgentLeaks, type ProcessCleanReport } from '../clean-leaks.js';
@@ -29,8 +29,10 @@ export interface TrimSelection {
   readonly refused: readonly ProcessCleanReport[];
 }
 
+/** A kind named; else, with confirmed identities, every kind (they say exactly what ends); else the default kinds. */
 function kindsOf(request: TrimRequest): readonly SessionAlertKind[] {
-  return request.kind === undefined ? DEFAULT_TRIM_KINDS : [request.kind];
+  if (request.kind !== undefined) return [request.kind];
+  return request.targets === undefined ? DEFAULT_TRIM_KINDS : SESSION_ALERT_KINDS;
 }
 
 /** Why a confirmed identity is not in the fresh alerts: gone, recycled, or no longer alerted. */
@@ -55,10 +57,17 @@ export function selectTrim(alerts: readonly JudgedAlert[], request: TrimRequest)
   const mine = alerts.filter((alert) => alert.sessionId === request.sessionId && kinds.includes(alert.kind));
   if (request.targets === undefined) return { alerts: mine, refused: [] };
   const wanted = new Set(request.targets.map(identityKey));
+  const covered = new Set<string>();
+  // Each confirmed identity goes with the first alert naming it (a budget alert names what the others do).
   const narrowed = mine
-    .map((alert) => ({ ...alert, processes: alert.processes.filter((entry) => wanted.has(identityKey(entry))) }))
+    .map((alert) => {
+      const processes = alert.processes.filter(
+        (entry) => wanted.has(identityKey(entry)) && !covered.has(identityKey(entry)),
+      );
+      for (const entry of processes) covered.add(identityKey(entry));
+      return { ...alert, processes };
+    })
     .filter((alert) => alert.processes.length > 0);
-  const covered = new Set(narrowed.flatMap((alert) => alert.processes.map(identityKey)));
   const refused = request.targets.filter((target) => !covered.has(identityKey(target))).map(notAlerted);
   return { alerts: narrowed, refused };
 }
