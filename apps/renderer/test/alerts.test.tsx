@@ -128,7 +128,9 @@ describe('alerts on the session card', () => {
     render(<Sidebar />);
     fireEvent.click(screen.getByRole('button', { name: /Ended/ }));
     const live = screen.getByRole('option', { name: /claude-code/ });
-    expect(within(live).getByTestId('session-alert-badge').textContent).toBe('duplicate MCP servers');
+    const badge = within(live).getByTestId('session-alert-badge');
+    expect(badge.textContent).toBe('1 pile-up');
+    expect(badge.getAttribute('title')).toBe('duplicate MCP servers');
     expect(within(screen.getByRole('option', { name: /codex/ })).queryByTestId('session-alert-badge')).toBeNull();
   });
 
@@ -211,6 +213,15 @@ describe("the leak banner's neighbour", () => {
     fireEvent.click(within(banner).getByRole('button', { name: 'Open session' }));
     expect(useAppStore.getState().view).toBe('sessions');
     expect(useAppStore.getState().selectedSessionId).toBe('claude-code-500-77');
+  });
+
+  it('cuts long evidence in the banner and keeps it whole on hover', () => {
+    const why = `3 sets of \`${'/very/long/path/'.repeat(20)}server.mjs\` alive; the newest (pid 505) is kept`;
+    showSessions([pileSession([duplicateAlert({ why })])]);
+    render(<AlertBanner />);
+    const evidence = screen.getAllByTitle(why).find((node) => node.className === 'banner-evidence') as HTMLElement;
+    expect(evidence.textContent?.length).toBeLessThan(150);
+    expect(evidence.textContent?.endsWith('…')).toBe(true);
   });
 
   it('is absent while no live session has an alert, even when an ended one still carries some', () => {

@@ -11,6 +11,12 @@ import { useAppStore } from '../store/store';
 
 /** Alerts the banner names before summarising the rest. */
 const NAMED_ALERTS = 2;
+/** Evidence shown in the banner before it is cut (whole on hover and on the session's card). */
+const BANNER_WHY_CHARS = 140;
+
+function shortWhy(why: string): string {
+  return why.length <= BANNER_WHY_CHARS ? why : `${why.slice(0, BANNER_WHY_CHARS - 1)}…`;
+}
 
 export function AlertBanner() {
   // The sessions array is replaced per snapshot: select it, derive the alerts here (fresh objects would loop).
@@ -42,7 +48,12 @@ export function AlertBanner() {
           ))}
           {alerts.length > NAMED_ALERTS ? <span> and {alerts.length - NAMED_ALERTS} more</span> : null}
         </span>
-        {alerts.length === 1 && first ? <span className="banner-evidence"> — {first.alert.why}</span> : null}
+        {alerts.length === 1 && first ? (
+          <span className="banner-evidence" title={first.alert.why}>
+            {' '}
+            — {shortWhy(first.alert.why)}
+          </span>
+        ) : null}
       </div>
       <button
         type="button"

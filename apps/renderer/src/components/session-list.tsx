@@ -94,9 +94,8 @@ export function SessionList({ sessions, label }: { sessions: SessionSummary[]; l
                 data-testid="session-alert-badge"
                 title={session.alerts.map(alertLabel).join(', ')}
               >
-                {session.alerts.length === 1 && session.alerts[0]
-                  ? alertLabel(session.alerts[0])
-                  : plural(session.alerts.length, 'pile-up')}
+                {/* Short, so a narrow sidebar keeps the session's name; the kinds are in the title and on the card. */}
+                {plural(session.alerts.length, 'pile-up')}
               </span>
             ) : null}
           </div>
