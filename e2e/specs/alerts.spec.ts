@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { TEST_SHOT_DIR } from '../support/env';
+import { SCREENSHOT_DIR, TEST_SHOT_DIR } from '../support/env';
 import { type FakeClaude, startFakeClaude, startTimeOf } from '../support/fake-agent';
 import { expect, test } from '../support/fixtures';
 import { clippedButtons } from '../support/layout-checks';
@@ -136,6 +136,8 @@ test.describe('pile-ups inside a live session', () => {
     await expect(rows.first()).toContainText('fake-mcp-server.mjs');
     await expect(app.locator(':focus')).toHaveText('Cancel');
     await shootBothSizes(app, 'alerts-trim-confirm');
+    // `npm run screenshots` refreshes the README's picture of the Trim confirmation.
+    if (SCREENSHOT_DIR !== TEST_SHOT_DIR) await app.screenshot({ path: join(SCREENSHOT_DIR, 'alerts-trim-light.png') });
 
     await dialog.getByRole('button', { name: 'Trim', exact: true }).click();
     const answer = app.getByRole('dialog', { name: /the host's answer$/ });
