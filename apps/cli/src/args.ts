@@ -1,14 +1,21 @@
 /** Small parsers shared by the commands; each failure is a UsageError naming the flag and its value. */
+import { type LimitTextKind, parseLimitText } from '@treewarden/protocol/limit-text';
 import { UsageError } from './commands/command.js';
 
-/** Seconds as a number (bounds are the engine's job, so its message names the bound). */
+/**
+ * A time flag (`--timeout`, `--grace`, `--max-cpu`, …) through the protocol's one strict limit
+ * parser; bounds are the engine's job, so its message names the bound.
+ */
 export function parseSeconds(flag: string, raw: string | undefined): number | undefined {
+  return parseFlagText(flag, 'seconds', raw);
+}
+
+/** `raw` read strictly as `kind` (no surrounding spaces, no hex or exponents); a usage error naming the flag otherwise. */
+export function parseFlagText(flag: string, kind: LimitTextKind, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || Number.isNaN(value)) {
-    throw new UsageError(`${flag} ${JSON.stringify(raw)} is not a number of seconds`);
-  }
-  return value;
+  const parsed = parseLimitText(kind, raw);
+  if (!parsed.ok) throw new UsageError(`${flag} ${JSON.stringify(raw)} ${parsed.problem}`);
+  return parsed.value;
 }
 
 export function parsePid(flag: string, raw: string | undefined): number | undefined {

@@ -18,11 +18,21 @@ describe('New Run limit fields', () => {
   });
 
   it('refuses a value that is not a number, or out of bounds, naming the field', () => {
-    expect(readLimits({ ...NO_LIMITS, procs: 'many' }).error).toBe('Max processes is not a number.');
+    expect(readLimits({ ...NO_LIMITS, procs: 'many' }).error).toBe('Max processes "many" is not a whole number.');
     expect(readLimits({ ...NO_LIMITS, procs: '0' }).error).toMatch(/^Max processes: .*1/);
-    expect(readLimits({ ...NO_LIMITS, procs: '2.5' }).error).toMatch(/^Max processes: /);
+    expect(readLimits({ ...NO_LIMITS, procs: '2.5' }).error).toBe('Max processes "2.5" is not a whole number.');
     expect(readLimits({ ...NO_LIMITS, memoryMiB: '0.5' }).error).toMatch(/^Max memory \(MiB\): /);
     expect(readLimits({ ...NO_LIMITS, idleSeconds: '99999' }).error).toMatch(/^Idle timeout \(s\): .*5400/);
+  });
+
+  it("reads fields with the CLI's strict parser: spaces, exponents and overflow are refused", () => {
+    expect(readLimits({ ...NO_LIMITS, memoryMiB: '512 ' }).error).toBe(
+      'Max memory (MiB) "512 " is not a number of MiB (remove the surrounding spaces).',
+    );
+    expect(readLimits({ ...NO_LIMITS, cpuSeconds: '1e3' }).error).toBe('Max CPU (s) "1e3" is not a number of seconds.');
+    expect(readLimits({ ...NO_LIMITS, procs: '9'.repeat(400) }).error).toBe(
+      `Max processes "${'9'.repeat(400)}" is too large.`,
+    );
   });
 });
 

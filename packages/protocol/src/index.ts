@@ -4,6 +4,7 @@ export * from './commands.js';
 export * from './envelope.js';
 export * from './events.js';
 export * from './leak-notice.js';
+export * from './limit-text.js';
 export * from './model.js';
 export * from './ports.js';
 export * from './vocabulary.js';

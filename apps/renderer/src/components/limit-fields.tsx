@@ -1,8 +1,9 @@
 /**
- * The New Run form's optional runaway limits. Empty fields set no limit; the values are checked
+ * The New Run form's optional runaway limits. Empty fields set no limit; the values are
+ * read by the protocol's strict `parseLimitText` (the CLI's flags use the same) and checked
  * against the protocol's schema (the engine's bounds, mirrored) before the command is sent.
  */
-import { type RunLimitsInput, runLimitsSchema } from '@treewarden/protocol';
+import { type LimitTextKind, parseLimitText, type RunLimitsInput, runLimitsSchema } from '@treewarden/protocol';
 
 const BYTES_PER_MEBIBYTE = 1024 * 1024;
 
@@ -30,29 +31,43 @@ const FIELD_OF_KEY: Readonly<Record<string, keyof LimitTexts>> = {
   idleTimeoutSeconds: 'idleSeconds',
 };
 
-function numberOrUndefined(text: string): number | undefined | null {
-  if (text.trim() === '') return undefined;
-  const value = Number(text);
-  return Number.isFinite(value) ? value : null;
+/** How each field is read: the protocol's strict parser, the one the CLI's flags use. */
+const KIND_OF_FIELD: Readonly<Record<keyof LimitTexts, LimitTextKind>> = {
+  memoryMiB: 'mebibytes',
+  procs: 'count',
+  cpuSeconds: 'seconds',
+  idleSeconds: 'seconds',
+};
+
+type FieldNumbers = Record<keyof LimitTexts, number | undefined>;
+
+/** Each field's number (an empty field is none), or the first field's problem. */
+function readNumbers(texts: LimitTexts): { numbers: FieldNumbers } | { error: string } {
+  const numbers: FieldNumbers = {
+    memoryMiB: undefined,
+    procs: undefined,
+    cpuSeconds: undefined,
+    idleSeconds: undefined,
+  };
+  for (const key of Object.keys(KIND_OF_FIELD) as (keyof LimitTexts)[]) {
+    if (texts[key] === '') continue;
+    const parsed = parseLimitText(KIND_OF_FIELD[key], texts[key]);
+    if (!parsed.ok) return { error: `${LABELS[key]} ${JSON.stringify(texts[key])} ${parsed.problem}.` };
+    numbers[key] = parsed.value;
+  }
+  return { numbers };
 }
 
 /** The limits to send, or a message naming the field that is wrong. */
 export function readLimits(texts: LimitTexts): { limits?: RunLimitsInput; error?: string } {
-  const numbers = {
-    memoryMiB: numberOrUndefined(texts.memoryMiB),
-    procs: numberOrUndefined(texts.procs),
-    cpuSeconds: numberOrUndefined(texts.cpuSeconds),
-    idleSeconds: numberOrUndefined(texts.idleSeconds),
-  };
-  for (const [key, value] of Object.entries(numbers)) {
-    if (value === null) return { error: `${LABELS[key as keyof LimitTexts]} is not a number.` };
-  }
+  const read = readNumbers(texts);
+  if ('error' in read) return { error: read.error };
+  const { numbers } = read;
   const candidate = {
-    maxMemoryBytes:
-      numbers.memoryMiB === undefined ? undefined : Math.floor((numbers.memoryMiB ?? 0) * BYTES_PER_MEBIBYTE),
-    maxProcs: numbers.procs ?? undefined,
-    maxCpuSeconds: numbers.cpuSeconds ?? undefined,
-    idleTimeoutSeconds: numbers.idleSeconds ?? undefined,
+    maxMemoryBytes: numbers.memoryMiB === undefined ? undefined : Math.floor(numbers.memoryMiB * BYTES_PER_MEBIBYTE),
+    maxProcs: numbers.procs,
+    maxCpuSeconds: numbers.cpuSeconds,
+    idleTimeoutSeconds: numbers.idleSeconds,
   };
   const given = Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined));
   if (Object.keys(given).length === 0) return {};

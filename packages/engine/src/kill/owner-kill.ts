@@ -15,7 +15,7 @@
 import { IdentityUncertainError } from '../ownership/errors.js';
 import type { SignalRequest } from '../ownership/signal-plan.js';
 import type { ObserveScope, RevalidatingTreeOwner, SignalReport } from '../ownership/tree-owner.js';
-import { SignalRefusedError } from '../signal/guards.js';
+import { otherUserMessage, SignalRefusedError } from '../signal/guards.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
@@ -219,9 +219,33 @@ function outcome(
   };
 }
 
-/** Refusals end the kill at once; an EPERM (another user's member) is a failure that falls back and retries. */
+/**
+ * Refusals end the kill at once: an uncertain identity and every guard refusal, a protected target
+ * or another user's member (a member that became one after the first look, by a setuid exec).
+ * Retrying a guard's EPERM cannot change its answer; it only kept the caller waiting through every
+ * attempt's verify bound before `kill_failed`. A kernel EPERM on a group (macOS, a running member
+ * the table could not attribute) stays a failure: the direct kill of our own root still helps.
+ */
 function isRefusal(error: unknown): error is Error {
-  return error instanceof IdentityUncertainError || (error instanceof SignalRefusedError && error.code === 'PROTECTED');
+  return error instanceof IdentityUncertainError || error instanceof SignalRefusedError;
+}
+
+/**
+ * A member of another user, as the first look's table shows it: the kill is refused before any
+ * signal (like the other protections), rather than SIGTERMing our own members and then failing.
+ */
+function otherUsersMember(run: KillRun, members: readonly ProcessIdentity[]): string | null {
+  const self = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const table = run.lastRead?.table;
+  if (self === undefined || table === undefined) return null;
+  for (const member of members) {
+    const entry = table.entries.get(member.pid);
+    // uid -1: the platform reports none (Windows); the signal guard is the check there.
+    if (entry?.startTime === member.startTime && entry.uid >= 0 && entry.uid !== self) {
+      return otherUserMessage(member.pid, entry.uid, self);
+    }
+  }
+  return null;
 }
 
 /** Last resort after a failed tree signal: SIGKILL the root itself, identity-checked. */
@@ -294,7 +318,7 @@ export async function killOwnedTree(owner: KillableOwner, options: KillOptions =
   };
   const initial = await observeInitially(run, bounds.graceMs > 0);
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
-  const uncertain = owner.uncertainty();
+  const uncertain = owner.uncertainty() ?? otherUsersMember(run, initial);
   if (uncertain !== null) {
     run.timeline.add({ action: 'refused', detail: uncertain });
     return outcome(run, 'refused', 0, [], uncertain);

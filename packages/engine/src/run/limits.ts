@@ -5,6 +5,7 @@
  * that names the bound.
  */
 
+import { parseLimitText } from '@treewarden/protocol/limit-text';
 import {
   LIMIT_ENFORCEMENTS,
   LIMIT_METHODS,
@@ -172,21 +173,14 @@ export function hasLimits(limits: RunLimits): boolean {
   return LIMIT_KEYS.some((key) => limits[key] !== undefined);
 }
 
-const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };
-
 /**
  * `512M`, `2G`, `1.5G`, `1048576`: binary units K/M/G/T (case-insensitive, an optional trailing
- * `B`/`iB` allowed). Fractions only with a unit; the result is rounded down to whole bytes.
- * Bounds are not checked here (normalizeLimits does, naming them).
+ * `B`/`iB` allowed), read by the protocol's one strict limit parser (no surrounding spaces).
+ * Fractions only with a unit; the result is rounded down to whole bytes. Bounds are not checked
+ * here (normalizeLimits does, naming them).
  */
 export function parseSize(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$/i.exec(text);
-  const unit = match?.[2]?.toUpperCase() ?? '';
-  const multiplier = SIZE_UNITS[unit];
-  if (match === null || multiplier === undefined || (unit === '' && match[1]?.includes('.'))) {
-    throw new RunSpecError(
-      `max-memory ${JSON.stringify(text)} is not a size: give bytes or a number with K, M, G or T (binary), e.g. 512M, 1.5G`,
-    );
-  }
-  return Math.floor(Number(match[1]) * multiplier);
+  const parsed = parseLimitText('size', text);
+  if (!parsed.ok) throw new RunSpecError(`max-memory ${JSON.stringify(text)} ${parsed.problem}`);
+  return parsed.value;
 }

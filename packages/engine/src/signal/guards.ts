@@ -97,10 +97,10 @@ export function assertSameUser(pid: number): void {
     return;
   }
   const self = process.getuid();
-  if (owner !== self) {
-    throw new SignalRefusedError(
-      'EPERM',
-      `EPERM: pid ${pid} belongs to uid ${owner}, not to this user (uid ${self}); Treewarden only signals its own user's processes`,
-    );
-  }
+  if (owner !== self) throw new SignalRefusedError('EPERM', otherUserMessage(pid, owner, self));
+}
+
+/** The one wording of the other-user refusal (the signal guard and the kill's first look share it). */
+export function otherUserMessage(pid: number, owner: number, self: number): string {
+  return `EPERM: pid ${pid} belongs to uid ${owner}, not to this user (uid ${self}); Treewarden only signals its own user's processes`;
 }

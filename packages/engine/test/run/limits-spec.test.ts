@@ -33,12 +33,12 @@ describe('parseSize', () => {
     ['64k', 64 * 1024],
     ['1T', 1024 ** 4],
     ['256MiB', 256 * MIB],
-    [' 3 MB ', 3 * MIB],
+    ['3MB', 3 * MIB],
   ])('%s is %d bytes', (text, bytes) => {
     expect(parseSize(text)).toBe(bytes);
   });
 
-  it.each(['', 'M', '-1G', '1.5', '12Q', '1e9', '0x10', '2 G B', 'NaN'])(
+  it.each(['M', '-1G', '1.5', '12Q', '1e9', '0x10', '2 G B', 'NaN', '1G ', ' 3 MB '])(
     'refuses %j with how to write a size',
     (text) => {
       expect(() => parseSize(text)).toThrow(/is not a size: give bytes or a number with K, M, G or T/);

@@ -1,0 +1,92 @@
+/**
+ * who_listens and free_port: the CLI's `ports`/`free-port` for an agent, on the same engine plan
+ * (planFreePort: listeners only, the same refusals: protected pids, service managers, other
+ * users, holders nobody can see, the caller's own ancestors, so never the agent itself).
+ */
+import {
+  assertPort,
+  createEntryLookup,
+  createPortReader,
+  describeListeners,
+  executeFreePort,
+  type FreePortPlan,
+  type PortRow,
+  planFreePort,
+} from '@treewarden/engine';
+import { failure, success, ToolError, type ToolResult } from './tool-result.js';
+
+interface PortInput {
+  readonly port: number;
+  readonly udp?: boolean | undefined;
+}
+
+const protoOf = (input: PortInput) => (input.udp === true ? 'udp' : 'tcp');
+
+function listenerRows(rows: readonly PortRow[]) {
+  return rows.map(({ address, port, proto, pid, startTime, args, runId }) => ({
+    address,
+    port,
+    proto,
+    pid,
+    startTime,
+    args: [...args],
+    runId,
+  }));
+}
+
+export async function whoListens(input: PortInput): Promise<ToolResult> {
+  const port = assertPort(input.port);
+  const proto = protoOf(input);
+  const map = await createPortReader().readAll();
+  if (map === null) throw new ToolError('no port map could be read (a socket table or lsof failed); try again');
+  const onPort = map.listeners.filter((listener) => listener.port === port && listener.proto === proto);
+  const rows = describeListeners(onPort, await createEntryLookup());
+  const hidden = map.unattributed.filter((socket) => socket.port === port && socket.proto === proto).length;
+  return success({
+    port,
+    proto,
+    listeners: listenerRows(rows),
+    ...(hidden > 0 ? { hiddenHolders: hidden } : {}),
+  });
+}
+
+function planFields(plan: FreePortPlan) {
+  return {
+    port: plan.port,
+    proto: plan.proto,
+    listeners: listenerRows(plan.listeners),
+    wouldEnd: plan.targets.flatMap((target) =>
+      target.tree.map(({ pid, startTime, args }) => ({ pid, startTime, args: [...args] })),
+    ),
+    refusals: [...plan.refusals],
+  };
+}
+
+export async function freePort(input: PortInput & { readonly confirm: boolean }): Promise<ToolResult> {
+  const port = assertPort(input.port);
+  const plan = await planFreePort(port, protoOf(input));
+  const fields = planFields(plan);
+  const empty = { survivors: [], stillListening: [] };
+  if (plan.refusals.length > 0)
+    return failure(`refused, nothing was signalled: ${plan.refusals.join('; ')}`, {
+      ...fields,
+      result: 'refused',
+      ...empty,
+    });
+  if (plan.targets.length === 0) return success({ ...fields, result: 'nothing_listening', ...empty });
+  if (!input.confirm) return success({ ...fields, result: 'preview', ...empty });
+  const outcome = await executeFreePort(plan);
+  const structured = {
+    ...fields,
+    result: outcome.result,
+    survivors: outcome.outcomes.flatMap((kill) => kill.survivors.map(({ pid, startTime }) => ({ pid, startTime }))),
+    stillListening: outcome.stillListening.map(({ pid, startTime }) => ({ pid, startTime })),
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+  };
+  return outcome.result === 'freed' || outcome.result === 'nothing_listening'
+    ? success(structured)
+    : failure(
+        `port ${port}/${plan.proto} not freed: ${outcome.result}${outcome.error ? `: ${outcome.error}` : ''}`,
+        structured,
+      );
+}

@@ -1,0 +1,124 @@
+/**
+ * Waits, bounded, until a started run is ready: its output matched `readyPattern`, its tree
+ * listens on `port`, or (with neither) its root was spawned. The run ending first ends the wait
+ * too, so a missing binary or a crash is reported at once rather than after the bound.
+ */
+import { createEntryLookup, createPortReader, describeListeners, type PortReader } from '@treewarden/engine';
+import type { SessionRun } from './session-runs.js';
+
+/** How often the tree's sockets are read while waiting for a port (the bench's overhead floor). */
+export const READY_PORT_POLL_MS = 20;
+/**
+ * Every this many polls the whole machine's listeners are read and tied to the run by its cookie:
+ * a descendant the guardian has not reported yet (its tree refresh is periodic) still counts.
+ */
+export const READY_FULL_READ_EVERY = 10;
+/** How much of the latest output a pattern is tried against (a line split across chunks still matches). */
+export const READY_MATCH_WINDOW_CHARS = 64 * 1024;
+
+export type Readiness =
+  | { readonly state: 'ready'; readonly by: 'pattern' | 'port' | 'spawn'; readonly afterMs: number }
+  | { readonly state: 'ended' }
+  | { readonly state: 'not_ready'; readonly waitedMs: number };
+
+export interface ReadyWait {
+  readonly readyPattern?: RegExp;
+  readonly port?: number;
+  readonly deadlineMs: number;
+}
+
+export function waitUntilReady(
+  target: SessionRun,
+  wait: ReadyWait,
+  ports: PortReader = createPortReader(),
+): Promise<Readiness> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const cleanups: (() => void)[] = [];
+    let settled = false;
+    const finish = (result: Readiness) => {
+      if (settled) return;
+      settled = true;
+      for (const cleanup of cleanups) cleanup();
+      resolve(result);
+    };
+    const ready = (by: 'pattern' | 'port' | 'spawn') => finish({ state: 'ready', by, afterMs: Date.now() - started });
+    void target.run.outcome.then(() => finish({ state: 'ended' }));
+    const timer = setTimeout(() => finish({ state: 'not_ready', waitedMs: Date.now() - started }), wait.deadlineMs);
+    cleanups.push(() => clearTimeout(timer));
+    if (wait.readyPattern !== undefined) watchPattern(target, wait.readyPattern, () => ready('pattern'), cleanups);
+    if (wait.port !== undefined) watchPort(target, wait.port, ports, () => ready('port'), cleanups);
+    if (wait.readyPattern === undefined && wait.port === undefined) watchSpawn(target, () => ready('spawn'), cleanups);
+  });
+}
+
+function watchPattern(target: SessionRun, pattern: RegExp, onMatch: () => void, cleanups: (() => void)[]): void {
+  let window = target.output.read({ tail: READY_MATCH_WINDOW_CHARS }).text;
+  const test = () => {
+    // A global or sticky pattern keeps lastIndex between tests; readiness asks only "anywhere?".
+    pattern.lastIndex = 0;
+    if (pattern.test(window)) onMatch();
+  };
+  cleanups.push(
+    target.output.subscribe((text) => {
+      window = (window + text).slice(-READY_MATCH_WINDOW_CHARS);
+      test();
+    }),
+  );
+  test();
+}
+
+function watchPort(
+  target: SessionRun,
+  port: number,
+  ports: PortReader,
+  onListening: () => void,
+  cleanups: (() => void)[],
+): void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  cleanups.push(() => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+  let polls = 0;
+  const probe = async () => {
+    polls += 1;
+    const listening =
+      polls % READY_FULL_READ_EVERY === 0
+        ? await anyMemberListens(target, port, ports)
+        : await membersListen(target, port, ports);
+    if (stopped) return;
+    if (listening) onListening();
+    else timer = setTimeout(() => void probe(), READY_PORT_POLL_MS);
+  };
+  void probe();
+}
+
+async function membersListen(target: SessionRun, port: number, ports: PortReader): Promise<boolean> {
+  const pids = target.members().map((member) => member.pid);
+  if (pids.length === 0) return false;
+  const map = await ports.readForPids(pids).catch(() => null);
+  return map?.listeners.some((listener) => listener.port === port) ?? false;
+}
+
+/** Any process carrying the run's cookie listens on the port (read from the whole machine). */
+async function anyMemberListens(target: SessionRun, port: number, ports: PortReader): Promise<boolean> {
+  const map = await ports.readAll().catch(() => null);
+  const onPort = map?.listeners.filter((listener) => listener.port === port) ?? [];
+  if (onPort.length === 0) return false;
+  const rows = describeListeners(onPort, await createEntryLookup());
+  return rows.some((row) => row.runId === target.id);
+}
+
+function watchSpawn(target: SessionRun, onSpawn: () => void, cleanups: (() => void)[]): void {
+  if (target.run.identity !== null) {
+    onSpawn();
+    return;
+  }
+  cleanups.push(
+    target.run.subscribe((event) => {
+      if (event.type === 'spawned') onSpawn();
+    }),
+  );
+}
