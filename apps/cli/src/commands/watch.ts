@@ -43,6 +43,21 @@ function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
       `leak: ${event.leak.agent} ${event.leak.sessionId}: ${event.newPids.join(' ')} (${event.leak.why})`,
     ];
   }
+  if (event.type === 'session-cleaned') {
+    const { session, cleanup } = event;
+    return [
+      {
+        type: event.type,
+        id: session.id,
+        agent: session.agent,
+        sessionId: session.hook?.sessionId ?? null,
+        ended: cleanup.ended,
+        survivors: cleanup.survivors,
+        note: cleanup.note,
+      },
+      `session-cleaned: ${session.agent} ${session.id} by its SessionEnd hook: ${cleanup.note}`,
+    ];
+  }
   const { session } = event;
   const body = {
     type: event.type,

@@ -14,6 +14,7 @@ import {
   type LeakedProcess,
   type LeakInput,
   leaked,
+  startedWithinSession,
 } from './leak-judge.js';
 import { markerOnlyLeaks } from './marker-leaks.js';
 import { describeHit, sessionKeysOf } from './match.js';
@@ -28,6 +29,7 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
   for (const member of session.members) {
     const entry = table.entries.get(member.pid);
     if (!isEligible(judge, entry) || entry.startTime !== member.startTime) continue;
+    if (!startedWithinSession(entry, session)) continue;
     found.push(
       leaked(judge, entry, member.role, [`remembered as ${member.role} of session ${session.id}; ${rootText} is gone`]),
     );
@@ -36,7 +38,7 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
   for (const [pid, hits] of markers) {
     const named = hits.find((hit) => sessionKeysOf([hit]).some((key) => keys.has(key)));
     const entry = table.entries.get(pid);
-    if (named === undefined || !isEligible(judge, entry)) continue;
+    if (named === undefined || !isEligible(judge, entry) || !startedWithinSession(entry, session)) continue;
     found.push(
       leaked(judge, entry, 'other', [`marker ${describeHit(named)} names session ${session.id}, whose root is gone`]),
     );

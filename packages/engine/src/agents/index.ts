@@ -9,6 +9,8 @@ export {
 } from './environ.js';
 export { type AgentLeak, findAgentLeaks, type LeakedProcess, type LeakInput } from './find-leaks.js';
 export { MAX_FOCUSED_PROCESSES, readFocusedTable } from './focused-table.js';
+export * from './hooks/index.js';
+export { END_CLOCK_SLACK_MS, startedWithinSession } from './leak-judge.js';
 export { type MarkerHit, markerHits, matchesShape, roleOf, rootAgentOf } from './match.js';
 export {
   type AgentObservation,
@@ -44,11 +46,19 @@ export {
   ENDED_SESSION_RETENTION_MS,
   MAX_MEMBERS_PER_SESSION,
   MAX_STORED_SESSIONS,
+  readSession,
   readSessions,
   sessionsDir,
   writeSession,
 } from './session-store.js';
-export { type StoredMember, type StoredSession, storedSessionSchema } from './store-schema.js';
+export {
+  AGENT_SESSION_ID_PATTERN,
+  type HookCleanup,
+  type HookInfo,
+  type StoredMember,
+  type StoredSession,
+  storedSessionSchema,
+} from './store-schema.js';
 export {
   type AgentEvent,
   type AgentWatcher,

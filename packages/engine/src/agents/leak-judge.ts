@@ -53,12 +53,34 @@ export interface Judge {
   readonly subreapers: ReadonlySet<number>;
 }
 
+/**
+ * A process's start comes from the boot-time clock (`btime`, whole seconds, plus ticks); a
+ * session's end from the wall clock when it was seen over. This much slack keeps a member that
+ * started in the session's last instant from being refused for clock rounding alone.
+ */
+export const END_CLOCK_SLACK_MS = 2000;
+
+/**
+ * The one check every recorded member and every id carrier passes before it can be a kill target:
+ * a member of a session started neither before the session's root did (`startedAtMs`, the same
+ * boot-time clock as the process's own start) nor after the session ended. A planted or stale
+ * record naming a process that started later, or an id carrier of a resumed run judged against
+ * the earlier run's record, fails it. An unknown start (0) proves nothing and fails too.
+ */
+export function startedWithinSession(entry: ProcessEntry, session: StoredSession): boolean {
+  if (entry.startedAtMs <= 0 || entry.startedAtMs < session.startedAtMs) return false;
+  return session.endedAtMs === null || entry.startedAtMs <= session.endedAtMs + END_CLOCK_SLACK_MS;
+}
+
 export function buildJudge(input: LeakInput): Judge {
   const protectedPids = new Set(input.exclude);
   const liveKeys = new Set<string>();
   for (const session of input.remembered) {
-    // A live session's remembered members stay its own after they are reparented.
-    if (!isRootGone(input.table, session)) for (const member of session.members) protectedPids.add(member.pid);
+    if (isRootGone(input.table, session)) continue;
+    // A live session's remembered members stay its own after they are reparented, and a marker
+    // naming it (a hook-recorded session whose root no argv rule knows) keeps its carriers its own.
+    for (const member of session.members) protectedPids.add(member.pid);
+    for (const key of session.sessionKeys) liveKeys.add(key);
   }
   for (const session of input.live) {
     protectedPids.add(session.root.pid);

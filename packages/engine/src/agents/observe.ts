@@ -8,7 +8,7 @@ import { readLinuxPortMap } from '../ports/linux-ports.js';
 import { ancestorPids } from '../signal/guards.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { readProcTable } from '../table/linux-proc.js';
-import type { ProcessTable } from '../table/types.js';
+import { identityKey, type ProcessTable } from '../table/types.js';
 import { readControllingTty } from './controlling-tty.js';
 import { createMarkerReader, type MarkerReader } from './environ.js';
 import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
@@ -78,6 +78,20 @@ function recogniseWithPorts(
   return listeningPids.size === 0 ? first : recogniseSessions({ ...recognition, listeningPids }, markers);
 }
 
+/**
+ * A live session whose root a hook already recorded is that record's session: recognition takes
+ * the hook's id (the agent's own session id), so one session is one record, not two.
+ */
+export function adoptHookIds(live: readonly LiveSession[], remembered: readonly StoredSession[]): LiveSession[] {
+  const byRoot = new Map<string, string>();
+  for (const session of remembered)
+    if (session.hook !== undefined && session.endedAtMs === null) byRoot.set(identityKey(session.root), session.id);
+  return live.map((session) => {
+    const id = byRoot.get(identityKey(session.root));
+    return id === undefined ? session : { ...session, id };
+  });
+}
+
 /** Judges `table` against `remembered` and writes what changed. `full`: a whole-machine table (else a focused one). */
 export function observeTable(
   context: ObserveContext,
@@ -93,7 +107,8 @@ export function observeTable(
   const markers = collectMarkers(recognition);
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
-  const live = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
+  const recognised = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
+  const live = adoptHookIds(recognised, remembered);
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   // As written: another observer's members and ends folded in, so this tick judges with them too.
   const written = new Map(result.changed.map((record) => [record.id, writeSession(context.stateRoot, record)]));

@@ -6,7 +6,14 @@
  */
 import { identityKey, type ProcessTable } from '../table/types.js';
 import type { LiveSession, SessionMember } from './recognise.js';
-import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS, type StoredMember, type StoredSession } from './store-schema.js';
+import {
+  type HookCleanup,
+  type HookInfo,
+  MAX_STORED_ARG_CHARS,
+  MAX_STORED_ARGS,
+  type StoredMember,
+  type StoredSession,
+} from './store-schema.js';
 
 export interface RememberResult {
   readonly sessions: StoredSession[];
@@ -112,22 +119,41 @@ export function rememberObserved(
   return { sessions: [...byId.values()], changed, started, ended };
 }
 
+/** The newest SessionStart a record saw (0: never recorded by a hook). */
+function openedAt(session: StoredSession): number {
+  return session.hook?.openedAtMs ?? 0;
+}
+
+/** Hook facts survive an observer's write that predates them; the latest clean-up report is kept. */
+function mergeHook(onDisk: StoredSession, ours: StoredSession): HookInfo | undefined {
+  const base = openedAt(onDisk) > openedAt(ours) ? onDisk.hook : (ours.hook ?? onDisk.hook);
+  if (base === undefined) return undefined;
+  const cleanups = [onDisk.hook?.cleanup, ours.hook?.cleanup].filter((c): c is HookCleanup => c !== undefined);
+  const cleanup = cleanups.sort((a, b) => b.atMs - a.atMs)[0];
+  return { ...base, ...(cleanup !== undefined ? { cleanup } : {}) };
+}
+
 /**
- * Two observers may remember the same session (the app, `treewarden watch`, a CLI `sessions`), each
- * from its own last read of the store: the one writing last must not drop what the other learnt
- * (a member seen only by it, an end). Folds the record on disk into ours before a write: members
- * are the union by identity (ours wins except over a role the other told apart), the end is the
- * earliest seen. A record of another root identity under the same id is simply replaced.
+ * Two observers may remember the same session (the app, `treewarden watch`, a CLI `sessions`, a
+ * hook), each from its own last read of the store: the one writing last must not drop what the
+ * other learnt (a member seen only by it, an end). Folds the record on disk into ours before a
+ * write: members are the union by identity (ours wins except over a role the other told apart),
+ * the end is the earliest seen since the last SessionStart (a resumed session is open again). A
+ * record of another root identity under the same id is replaced by the one a hook opened last:
+ * a resume's new root is never undone by an observer's older view.
  */
 export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession): StoredSession {
-  if (onDisk.root.pid !== ours.root.pid || onDisk.root.startTime !== ours.root.startTime) return ours;
+  if (onDisk.root.pid !== ours.root.pid || onDisk.root.startTime !== ours.root.startTime)
+    return openedAt(onDisk) > openedAt(ours) ? onDisk : ours;
   const members = new Map<string, StoredMember>(onDisk.members.map((member) => [identityKey(member), member]));
   for (const member of ours.members) {
     const before = members.get(identityKey(member));
     const role = member.role === 'other' && before !== undefined ? before.role : member.role;
     members.set(identityKey(member), { ...member, role });
   }
-  const ends = [onDisk.endedAtMs, ours.endedAtMs].filter((end): end is number => end !== null);
+  const opened = Math.max(openedAt(onDisk), openedAt(ours));
+  const ends = [onDisk.endedAtMs, ours.endedAtMs].filter((end): end is number => end !== null && end >= opened);
+  const hook = mergeHook(onDisk, ours);
   return {
     ...ours,
     members: [...members.values()],
@@ -135,5 +161,6 @@ export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession):
     startedAtMs: Math.min(onDisk.startedAtMs, ours.startedAtMs),
     lastSeenAtMs: Math.max(onDisk.lastSeenAtMs, ours.lastSeenAtMs),
     endedAtMs: ends.length === 0 ? null : Math.min(...ends),
+    ...(hook !== undefined ? { hook } : {}),
   };
 }

@@ -21,7 +21,7 @@ import {
 import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import { mergeSessionRecords } from './remember.js';
-import { type StoredSession, storedSessionSchema } from './store-schema.js';
+import { STORE_ID_PATTERN, type StoredSession, storedSessionSchema } from './store-schema.js';
 
 export const AGENT_SESSIONS_DIR = 'agent-sessions';
 export const MAX_STORED_SESSIONS = 500;
@@ -47,7 +47,7 @@ export function sessionsDir(stateRoot: string): string {
 }
 
 function fileOf(dir: string, id: string): string {
-  if (!/^[a-z0-9._-]{1,160}$/.test(id)) throw new Error(`session id "${id}" is not a safe file name`);
+  if (!STORE_ID_PATTERN.test(id)) throw new Error(`session id "${id}" is not a safe file name`);
   return join(dir, `${id}.json`);
 }
 
@@ -130,6 +130,11 @@ export function writeSession(stateRoot: string, session: StoredSession): StoredS
   }
   renameSync(temp, file);
   return bounded;
+}
+
+/** One record by id, or null when absent or not believable. */
+export function readSession(stateRoot: string, id: string): StoredSession | null {
+  return readExisting(fileOf(sessionsDir(stateRoot), id));
 }
 
 export function forgetSession(stateRoot: string, id: string): void {

@@ -11,7 +11,7 @@ import type { AgentLeak } from './find-leaks.js';
 import { hasMarkers, readFocusedTable } from './focused-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
 import { readSessions, type StoreProblem } from './session-store.js';
-import type { StoredSession } from './store-schema.js';
+import type { HookCleanup, StoredSession } from './store-schema.js';
 
 /** New sessions are found by a full read this often; leaks of known ones are followed every tick. */
 export const FULL_SCAN_INTERVAL_MS = 10_000;
@@ -21,7 +21,9 @@ export const WATCH_TICK_MS = 1000;
 export type AgentEvent =
   | { readonly type: 'session-started'; readonly session: StoredSession }
   | { readonly type: 'session-ended'; readonly session: StoredSession }
-  | { readonly type: 'leak-found'; readonly leak: AgentLeak; readonly newPids: readonly number[] };
+  | { readonly type: 'leak-found'; readonly leak: AgentLeak; readonly newPids: readonly number[] }
+  /** A SessionEnd reaper (another process) ended the session's leftovers; seen when the store is re-read. */
+  | { readonly type: 'session-cleaned'; readonly session: StoredSession; readonly cleanup: HookCleanup };
 
 export interface AgentWatcher {
   tick(now?: number): { readonly observation: AgentObservation; readonly events: readonly AgentEvent[] };
@@ -36,6 +38,8 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   const uid = options.uid ?? currentUid();
   const cache: IdentityCache = new Map();
   let reported = new Set<string>();
+  // Reaper reports already emitted (or already there when this watcher started): session id → atMs.
+  let cleanups: Map<string, number> | null = null;
   let remembered: StoredSession[] | null = null;
   let storeProblems: StoreProblem[] = [];
   const evidence = hasMarkers(options.readMarkers as MarkerReader);
@@ -62,6 +66,8 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
         ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
       ];
+      events.push(...newCleanups(observation.sessions, cleanups));
+      cleanups = new Map(observation.sessions.map((session) => [session.id, session.hook?.cleanup?.atMs ?? 0]));
       const current = new Set<string>();
       for (const leak of observation.leaks) {
         const fresh = leak.processes.filter((process) => !reported.has(identityKey(process.entry)));
@@ -74,4 +80,16 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       return { observation, events };
     },
   };
+}
+
+/** Reaper reports newer than the last tick's; none on the first tick (those are history, not news). */
+function newCleanups(sessions: readonly StoredSession[], seen: ReadonlyMap<string, number> | null): AgentEvent[] {
+  if (seen === null) return [];
+  const events: AgentEvent[] = [];
+  for (const session of sessions) {
+    const cleanup = session.hook?.cleanup;
+    if (cleanup !== undefined && cleanup.atMs > (seen.get(session.id) ?? 0))
+      events.push({ type: 'session-cleaned', session, cleanup });
+  }
+  return events;
 }

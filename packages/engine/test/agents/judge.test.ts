@@ -23,15 +23,19 @@ function markerReader(env: Record<number, Record<string, string>>): MarkerReader
   return (identity) => new Map(Object.entries(env[identity.pid] ?? {}));
 }
 
+/** Members start after their root (1000) and before the judged moment (5000): startedWithinSession. */
+const MEMBER_START = 1500;
 /** A Claude session: root 100; sh -c 101 → npx 102 → server 103; subagent 104; setsid'd shell 105 → dev 106. */
 const SESSION: FakeProcess[] = [
   { pid: 100, ppid: 50, pgid: 100, args: CLAUDE, startedAtMs: 1000 },
-  { pid: 101, ppid: 100, pgid: 100, args: ['sh', '-c', 'npx server-mcp'] },
-  { pid: 102, ppid: 101, pgid: 100, args: ['node', '/usr/bin/npx', '@x/server-mcp'] },
-  { pid: 103, ppid: 102, pgid: 100, args: ['node', '/cache/@x/server-mcp/index.js'] },
-  { pid: 104, ppid: 100, pgid: 100, args: [...CLAUDE, '--output-format', 'stream-json', '--resume', 'r'] },
-  { pid: 105, ppid: 100, pgid: 105, sid: 105, args: ['bash', '-c', 'npm run dev & wait'] },
-  { pid: 106, ppid: 105, pgid: 105, sid: 105, args: ['node', 'vite'] },
+  ...[
+    { pid: 101, ppid: 100, pgid: 100, args: ['sh', '-c', 'npx server-mcp'] },
+    { pid: 102, ppid: 101, pgid: 100, args: ['node', '/usr/bin/npx', '@x/server-mcp'] },
+    { pid: 103, ppid: 102, pgid: 100, args: ['node', '/cache/@x/server-mcp/index.js'] },
+    { pid: 104, ppid: 100, pgid: 100, args: [...CLAUDE, '--output-format', 'stream-json', '--resume', 'r'] },
+    { pid: 105, ppid: 100, pgid: 105, sid: 105, args: ['bash', '-c', 'npm run dev & wait'] },
+    { pid: 106, ppid: 105, pgid: 105, sid: 105, args: ['node', 'vite'] },
+  ].map((member) => ({ ...member, startedAtMs: MEMBER_START })),
 ];
 const SESSION_ENV = Object.fromEntries([101, 102, 103, 104, 105, 106].map((pid) => [pid, MARKED]));
 
@@ -97,8 +101,14 @@ describe('agent sessions over injected tables', () => {
 
   it("remembers marker-less members by ancestry (Codex clears its MCP servers' environment)", () => {
     const codex: FakeProcess[] = [
-      { pid: 200, ppid: 50, pgid: 200, args: ['node', '/u/node_modules/@openai/codex/bin/codex.js'] },
-      { pid: 201, ppid: 200, pgid: 201, sid: 201, args: ['node', 'server.js'] },
+      {
+        pid: 200,
+        ppid: 50,
+        pgid: 200,
+        args: ['node', '/u/node_modules/@openai/codex/bin/codex.js'],
+        startedAtMs: 1000,
+      },
+      { pid: 201, ppid: 200, pgid: 201, sid: 201, args: ['node', 'server.js'], startedAtMs: MEMBER_START },
     ];
     const first = judge(fakeTable(codex), {}, []);
     const { leaks } = judge(fakeTable([{ ...(codex[1] as FakeProcess), ppid: 1 }]), {}, first.memory.sessions);

@@ -126,4 +126,24 @@ describe('session store', () => {
       ['CODEX_THREAD_ID', 'a=b'],
     ]);
   });
+
+  it('reopens a hook-recorded session on resume, and an older view never undoes the reopening', () => {
+    const root = makeTempDir();
+    const hook = (openedAtMs: number) => ({ sessionId: 'abc', envKey: 'CLAUDE_CODE_SESSION_ID', openedAtMs });
+    const first = { ...record('claude-code-abc', 1, 3), hook: hook(1) };
+    writeSession(root, first);
+    // Resumed in the same process: the end before the new SessionStart no longer counts.
+    const reopened = writeSession(root, { ...record('claude-code-abc', 1), hook: hook(5), lastSeenAtMs: 5 });
+    expect(reopened.endedAtMs).toBeNull();
+    // Resumed in a new process: the new root wins over an observer's older view of the old one.
+    const moved = {
+      ...record('claude-code-abc', 1),
+      root: { pid: 200, startTime: '9', args: ['claude'] },
+      hook: hook(7),
+    };
+    writeSession(root, moved);
+    const stale = writeSession(root, { ...first, lastSeenAtMs: 8 });
+    expect(stale.root.pid).toBe(200);
+    expect(stale.endedAtMs).toBeNull();
+  });
 });

@@ -1,0 +1,45 @@
+/**
+ * Which process is the agent whose hook this is: the hook runs under a shell under the agent, so
+ * the agent is the nearest ancestor with the agent rule's argv shape. Where none has it (an agent
+ * started under a name no rule knows), the nearest ancestor that is not a shell stands in.
+ * Reads only the ancestor chain (a few /proc files), never the whole table: a hook must be fast.
+ */
+import { readProcEntry } from '../../table/linux-proc.js';
+import type { ProcessEntry } from '../../table/types.js';
+import { matchesShape } from '../match.js';
+import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
+import type { AgentRules } from '../rules.js';
+
+export interface HookAncestry {
+  /** The agent's process, or null when no ancestor could stand for it. */
+  readonly agent: ProcessEntry | null;
+  /** How it was picked: its argv matched the agent rule, or it was the nearest non-shell parent. */
+  readonly matchedBy: 'rule' | 'parent' | null;
+  /** Every ancestor from the hook's parent up to pid 1 (exclusive): the reaper never touches these. */
+  readonly chain: readonly ProcessEntry[];
+}
+
+function readChain(startPid: number): ProcessEntry[] {
+  const chain: ProcessEntry[] = [];
+  let pid = startPid;
+  for (let depth = 0; pid > 1 && depth < MAX_ANCESTRY_DEPTH; depth += 1) {
+    const entry = readProcEntry(pid);
+    if (entry === null) break;
+    chain.push(entry);
+    pid = entry.ppid;
+  }
+  return chain;
+}
+
+function isShell(entry: ProcessEntry, rules: AgentRules): boolean {
+  return rules.roles.some((rule) => rule.role === 'shell' && matchesShape(entry.args, rule));
+}
+
+export function findHookAgent(ruleId: string, rules: AgentRules, startPid: number = process.ppid): HookAncestry {
+  const chain = readChain(startPid);
+  const rule = rules.agents.find((agent) => agent.id === ruleId);
+  const byRule = rule === undefined ? undefined : chain.find((e) => rule.roots.some((s) => matchesShape(e.args, s)));
+  if (byRule !== undefined) return { agent: byRule, matchedBy: 'rule', chain };
+  const parent = chain.find((entry) => !isShell(entry, rules));
+  return parent === undefined ? { agent: null, matchedBy: null, chain } : { agent: parent, matchedBy: 'parent', chain };
+}

@@ -1,0 +1,90 @@
+/**
+ * What a session left behind once its agent exited, found by the id the agent put in its
+ * children's environment: every live process carrying exactly that id, and their descendants.
+ * Never pid ≤ 1, a protected command, another user's process, an excluded pid (the reaper's and
+ * the hook's ancestors), the agent itself, a live session's root, a process carrying any other
+ * session's id (nor what lies under it), or a carrier that started outside the session
+ * (`startedWithinSession`, the same check the leak judge makes). Pure over its inputs.
+ */
+import { indexChildren } from '../../table/trees.js';
+import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import type { MarkerReader } from '../environ.js';
+import type { AgentLeak, LeakedProcess } from '../find-leaks.js';
+import { startedWithinSession } from '../leak-judge.js';
+import { contextReasons, PROTECTED_COMMANDS } from '../leak-reasons.js';
+import { markerHits, sessionKeysOf } from '../match.js';
+import type { AgentRules } from '../rules.js';
+import type { StoredSession } from '../store-schema.js';
+
+export interface LeftoverInput {
+  readonly table: ProcessTable;
+  /** The session, ended (`endedAtMs` set) and recorded by a hook with an env key. */
+  readonly session: StoredSession;
+  readonly rules: AgentRules;
+  /** Reads the rules' marker variables plus the session's env key. */
+  readonly readMarkers: MarkerReader;
+  readonly exclude: ReadonlySet<number>;
+  /** Identity keys of live sessions' roots: never a target, whatever they carry. */
+  readonly liveRoots: ReadonlySet<string>;
+  readonly uid?: number;
+  readonly now: number;
+}
+
+type Belonging = 'ours' | 'theirs' | 'none';
+
+/** Whether a process carries our id, another session's id (any agent's), or none. */
+function belonging(input: LeftoverInput, entry: ProcessEntry, ours: string, envKey: string): Belonging {
+  const vars = input.readMarkers(entry);
+  if (vars === null) return 'none';
+  const keys = sessionKeysOf(markerHits(vars, input.rules)).filter((key) => !key.includes(':root-pid:'));
+  const value = vars.get(envKey);
+  if (keys.some((key) => key !== ours) || (value !== undefined && value !== input.session.hook?.sessionId))
+    return 'theirs';
+  return value !== undefined ? 'ours' : 'none';
+}
+
+function isTarget(input: LeftoverInput, entry: ProcessEntry | undefined): entry is ProcessEntry {
+  if (entry === undefined || entry.pid <= 1 || isZombie(entry) || input.exclude.has(entry.pid)) return false;
+  if (PROTECTED_COMMANDS.has(entry.command) || input.liveRoots.has(identityKey(entry))) return false;
+  const root = input.session.root;
+  if (entry.pid === root.pid && entry.startTime === root.startTime) return false;
+  return input.uid === undefined || entry.uid === input.uid;
+}
+
+function leftover(input: LeftoverInput, entry: ProcessEntry, why: string): LeakedProcess {
+  const context = contextReasons(entry, input.table, new Set(), input.now);
+  return { entry, role: 'other', reasons: [why, ...context] };
+}
+
+export function findSessionLeftovers(input: LeftoverInput): AgentLeak | null {
+  const { session, table } = input;
+  const hook = session.hook;
+  if (hook === undefined || hook.envKey === null) return null;
+  const ours = `${session.agent}:session:${hook.sessionId}`;
+  const found = new Map<number, LeakedProcess>();
+  for (const entry of table.entries.values()) {
+    if (!isTarget(input, entry) || belonging(input, entry, ours, hook.envKey) !== 'ours') continue;
+    if (!startedWithinSession(entry, session)) continue;
+    found.set(entry.pid, leftover(input, entry, `carries ${hook.envKey}=${hook.sessionId}, whose session ended`));
+  }
+  const children = indexChildren(table.entries);
+  const stack = [...found.keys()];
+  while (stack.length > 0) {
+    const parent = stack.pop() as number;
+    for (const pid of children.get(parent) ?? []) {
+      const entry = table.entries.get(pid);
+      if (found.has(pid) || !isTarget(input, entry)) continue;
+      if (belonging(input, entry, ours, hook.envKey) === 'theirs') continue;
+      found.set(pid, leftover(input, entry, `descendant of ${parent}, which carries the ended session's id`));
+      stack.push(pid);
+    }
+  }
+  if (found.size === 0) return null;
+  return {
+    sessionId: session.id,
+    agent: session.agent,
+    root: { pid: session.root.pid, startTime: session.root.startTime },
+    why: `${session.agent} session ${hook.sessionId} ended (SessionEnd hook) and its agent ${session.root.pid} exited`,
+    processes: [...found.values()],
+  };
+}

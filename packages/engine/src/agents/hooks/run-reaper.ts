@@ -1,0 +1,112 @@
+/**
+ * The SessionEnd reaper, top to bottom: wait (bounded) for the agent to exit; then end, with the
+ * revalidated tree kill and its grace, what the session left behind (leftovers.ts); close the
+ * session's record with what was ended. Every kill is a ledger record. An agent still running at
+ * the bound (a `/clear` or `/resume` ends a session inside a live agent) is left alone: its
+ * leftovers become session-known leaks once it exits, for `orphans --clean` and `watch`.
+ */
+import { z } from 'zod';
+import { ancestorPids } from '../../signal/guards.js';
+import { readProcTable } from '../../table/linux-proc.js';
+import { identityKey, type ProcessTable } from '../../table/types.js';
+import { cleanAgentLeaks } from '../clean-leaks.js';
+import { createMarkerReader } from '../environ.js';
+import { isRootGone } from '../leak-judge.js';
+import { currentUid } from '../observe.js';
+import { loadAgentRules } from '../rules.js';
+import { readSession, readSessions } from '../session-store.js';
+import { type HookCleanup, STORE_ID_PATTERN, type StoredSession } from '../store-schema.js';
+import { closeHookRecord } from './hook-record.js';
+import { findSessionLeftovers } from './leftovers.js';
+import { waitForExit } from './wait-exit.js';
+
+/** How long the reaper waits for the agent to exit after its SessionEnd hook. */
+export const REAPER_AGENT_EXIT_TIMEOUT_MS = 30_000;
+/** SIGTERM to SIGKILL for leftovers: short, so they are gone within the 3 s the issue asks. */
+export const REAPER_GRACE_MS = 1500;
+/** The ledger's reason for the reaper's kills. */
+export const REAPER_LEDGER_REASON = 'agent_session_end';
+
+const identity = z.object({ pid: z.number().int().positive(), startTime: z.string().min(1).max(64) }).strict();
+
+export const reaperConfigSchema = z
+  .object({
+    stateRoot: z.string().min(1).max(4096),
+    ledgerFile: z.string().min(1).max(4096),
+    recordId: z.string().regex(STORE_ID_PATTERN),
+    /** The hook's ancestors (the agent and what started it): never targets. */
+    chain: z.array(z.number().int().positive()).max(512),
+    /** When the SessionEnd hook ran. */
+    endedAtMs: z.number().nonnegative(),
+    /** Tests shorten the wait; absent: REAPER_AGENT_EXIT_TIMEOUT_MS. */
+    exitTimeoutMs: z.number().int().positive().max(REAPER_AGENT_EXIT_TIMEOUT_MS).optional(),
+    root: identity,
+  })
+  .strict();
+
+export type ReaperConfig = z.infer<typeof reaperConfigSchema>;
+
+function note(atMs: number, text: string): HookCleanup {
+  return { atMs, ended: [], survivors: [], note: text };
+}
+
+function liveRootsOf(stateRoot: string, table: ProcessTable, except: string): Set<string> {
+  const roots = new Set<string>();
+  for (const session of readSessions(stateRoot).sessions)
+    if (session.id !== except && !isRootGone(table, session)) roots.add(identityKey(session.root));
+  return roots;
+}
+
+async function endLeftovers(config: ReaperConfig, session: StoredSession, now: number): Promise<HookCleanup> {
+  const { rules } = loadAgentRules(config.stateRoot);
+  const envKey = session.hook?.envKey ?? null;
+  if (envKey === null) return note(now, `${session.agent} puts no session id on its children: nothing to follow`);
+  const table = readProcTable();
+  const leak = findSessionLeftovers({
+    table,
+    session: { ...session, endedAtMs: session.endedAtMs ?? now },
+    rules,
+    readMarkers: createMarkerReader(new Set([...rules.markersByName.keys(), envKey])),
+    exclude: new Set([process.pid, ...ancestorPids(), ...config.chain]),
+    liveRoots: liveRootsOf(config.stateRoot, table, session.id),
+    uid: currentUid(),
+    now,
+  });
+  if (leak === null) return note(now, 'nothing carried the session id');
+  const [cleaned] = await cleanAgentLeaks([leak], {
+    ledgerFile: config.ledgerFile,
+    graceMs: REAPER_GRACE_MS,
+    reason: REAPER_LEDGER_REASON,
+  });
+  const processes = cleaned?.processes ?? [];
+  const ended = processes.filter((p) => p.result === 'killed' || p.result === 'already_gone');
+  const survivors = processes.filter((p) => !ended.includes(p));
+  const strip = ({ pid, startTime }: { pid: number; startTime: string }) => ({ pid, startTime });
+  return {
+    atMs: Date.now(),
+    ended: ended.map(strip),
+    survivors: survivors.map(strip),
+    note: `ended ${ended.length}${survivors.length > 0 ? `, ${survivors.length} survived or were refused` : ''}`,
+  };
+}
+
+/** Runs one reaper to its end; resolves with the record as closed (null: no record to close). */
+export async function runReaper(config: ReaperConfig): Promise<StoredSession | null> {
+  const exited = await waitForExit(config.root, config.exitTimeoutMs ?? REAPER_AGENT_EXIT_TIMEOUT_MS);
+  const now = Date.now();
+  const session = readSession(config.stateRoot, config.recordId);
+  if (session === null) return null;
+  // A later SessionStart reopened the session with another root: that run is not over.
+  if (session.root.pid !== config.root.pid || session.root.startTime !== config.root.startTime) return session;
+  if (!exited) {
+    const text = 'the agent was still running when the reaper stopped waiting: nothing ended';
+    return closeHookRecord(config.stateRoot, session, config.endedAtMs, note(now, text));
+  }
+  let cleanup: HookCleanup;
+  try {
+    cleanup = await endLeftovers(config, session, now);
+  } catch (error) {
+    cleanup = note(Date.now(), `clean-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return closeHookRecord(config.stateRoot, session, now, cleanup);
+}
