@@ -4,7 +4,9 @@
  * own session as a terminal would. Every process of its tree is recorded with its start time, so
  * `stop()` ends exactly those (a recycled pid is left alone), whatever the UI did. With `busy`, the
  * root first starts a worker that uses some CPU and a growing amount of memory, so the session's
- * curves have something to draw.
+ * curves have something to draw. With `mcpSets`, the root is the engine's piling fixture
+ * (fake-claude-piles.mjs) holding that many sets of the same MCP server: a pile-up inside a live
+ * session, which the host alerts and the UI trims.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,11 +44,27 @@ const TREE_START_TIMEOUT_MS = 30_000;
 /** The fixtures end themselves after this long even if every clean-up fails. */
 const FIXTURE_LIFETIME_MS = 180_000;
 
+export interface FixtureReport {
+  readonly role: string;
+  readonly pid: number;
+  readonly ppid: number;
+}
+
+function readReports(file: string): FixtureReport[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FixtureReport);
+}
+
 export interface FakeClaude {
   readonly dir: string;
   readonly rootPid: number;
   /** pid → start time (field 22 of /proc/PID/stat) of every process of the tree. */
   readonly tree: ReadonlyMap<number, string>;
+  /** What each fixture process reported of itself (role, pid, ppid), read once the tree was up. */
+  readonly reports: readonly FixtureReport[];
   aliveCount(): number;
   stop(): void;
 }
@@ -88,10 +106,10 @@ function reportCount(file: string): number {
 }
 
 /** The stub npm would install: it imports the fixture, after starting the busy worker when asked. */
-function writeStub(dir: string, busy: boolean): string {
+function writeStub(dir: string, busy: boolean, fixture: string): string {
   const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
   mkdirSync(join(stub, '..'), { recursive: true });
-  const fixtureUrl = pathToFileURL(join(FIXTURES_DIR, 'agents', 'fake-claude.mjs')).href;
+  const fixtureUrl = pathToFileURL(join(FIXTURES_DIR, 'agents', fixture)).href;
   let prelude = '';
   if (busy) {
     const worker = join(dir, 'busy-worker.mjs');
@@ -103,9 +121,23 @@ function writeStub(dir: string, busy: boolean): string {
   return stub;
 }
 
-export async function startFakeClaude({ busy = false }: { busy?: boolean } = {}): Promise<FakeClaude> {
+export interface FakeClaudeOptions {
+  busy?: boolean;
+  /** Sets of the same MCP server (npx wrapper → server) under the live root, oldest first. */
+  mcpSets?: number;
+}
+
+/** Reports and tree size: the plain fixture's, or the piling one's (root + a wrapper and a server per set, no shells). */
+function expectedTree({ busy = false, mcpSets }: FakeClaudeOptions): { reports: number; size: number } {
+  if (mcpSets !== undefined) return { reports: 1 + 2 * mcpSets, size: 1 + 2 * mcpSets };
+  return { reports: REPORTING_PROCESSES, size: TREE_SIZE + (busy ? 1 : 0) };
+}
+
+export async function startFakeClaude(options: FakeClaudeOptions = {}): Promise<FakeClaude> {
+  const { busy = false, mcpSets } = options;
   const dir = mkdtempSync(join(tmpdir(), 'tw-e2e-agent-'));
-  const stub = writeStub(dir, busy);
+  const stub = writeStub(dir, busy, mcpSets === undefined ? 'fake-claude.mjs' : 'fake-claude-piles.mjs');
+  const expected = expectedTree(options);
   const reportFile = join(dir, 'report.jsonl');
   const child = spawn(process.execPath, [stub], {
     cwd: dir,
@@ -115,6 +147,7 @@ export async function startFakeClaude({ busy = false }: { busy?: boolean } = {})
       ...process.env,
       TREEWARDEN_FIXTURE_REPORT: reportFile,
       TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(FIXTURE_LIFETIME_MS),
+      ...(mcpSets === undefined ? {} : { PILE_MCP_SETS: String(mcpSets) }),
     },
   });
   const rootPid = child.pid as number;
@@ -135,7 +168,7 @@ export async function startFakeClaude({ busy = false }: { busy?: boolean } = {})
       .poll(
         () => {
           for (const [pid, start] of readTree(rootPid)) tree.set(pid, start);
-          return reportCount(reportFile) >= REPORTING_PROCESSES && tree.size >= TREE_SIZE + (busy ? 1 : 0);
+          return reportCount(reportFile) >= expected.reports && tree.size >= expected.size;
         },
         { timeout: TREE_START_TIMEOUT_MS, message: 'the fake Claude tree to start' },
       )
@@ -148,6 +181,7 @@ export async function startFakeClaude({ busy = false }: { busy?: boolean } = {})
     dir,
     rootPid,
     tree,
+    reports: readReports(reportFile),
     aliveCount: () => [...tree].filter(([pid, start]) => startTimeOf(pid) === start).length,
     stop,
   };

@@ -14,6 +14,7 @@ import { desktopNotice } from './electron-main/notify.js';
 import { hardenApp, hardenSession } from './electron-main/security.js';
 import { createCountsDisplay } from './electron-main/tray.js';
 import { createMainWindow } from './electron-main/window.js';
+import { createAlertNotifier } from './node/alert-notifier.js';
 import { runLifecycle, type StartedApp } from './node/app-lifecycle.js';
 import { resolveAppPaths } from './node/app-paths.js';
 import { countsOf } from './node/counts-label.js';
@@ -80,8 +81,11 @@ function start(quit: () => void): StartedApp {
     };
     // App-wide, not per window: on macOS the app keeps watching (and telling) with its window closed.
     const leaks = createLeakNotifier(desktopNotice(bringUp));
+    const alerts = createAlertNotifier(desktopNotice(bringUp));
     host.onEvent((event) => {
-      if (event.type === 'snapshot') leaks.onSnapshot(event.snapshot);
+      if (event.type !== 'snapshot') return;
+      leaks.onSnapshot(event.snapshot);
+      alerts.onSnapshot(event.snapshot);
     });
     const close = (): Promise<void> => {
       closing = true;

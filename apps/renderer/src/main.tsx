@@ -11,6 +11,7 @@ import './styles/widgets.css';
 import './styles/responsive.css';
 import './styles/truth.css';
 import './styles/sessions.css';
+import './styles/alerts.css';
 import './styles/history.css';
 
 connectStore(useAppStore, () => {

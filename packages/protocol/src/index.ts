@@ -1,4 +1,5 @@
 export * from './agents.js';
+export * from './alert-notice.js';
 export * from './bridge.js';
 export * from './commands.js';
 export * from './envelope.js';

@@ -9,6 +9,7 @@ import { harnessSigkill } from './definitions/harness.js';
 import { cpuSpin, forkBomb, memoryBalloon, silentHang } from './definitions/limits.js';
 import { agentAuthFailure, agentCancelled, agentUsageLimit, invalidUtf8, outputFlood } from './definitions/output.js';
 import { pidReuse } from './definitions/pid-reuse.js';
+import { pileDuplicateMcp, pileRunawayJob, pileStaleSubagents } from './definitions/piles.js';
 import { exitAtTimeout, forkLoop, ignoreSigterm, trapTermInt, zombieParent } from './definitions/signals.js';
 import type { NaiveStrategy, ScenarioBounds, ScenarioDefinition, ScenarioExpectation } from './types.js';
 
@@ -36,6 +37,9 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentWrapperLeak,
   agentTerminalClosed,
   agentSubagentPileup,
+  pileDuplicateMcp,
+  pileStaleSubagents,
+  pileRunawayJob,
 ];
 
 /** Structurally the protocol's `ScenarioInfo` (packages/protocol/src/model.ts), plus bounds. */

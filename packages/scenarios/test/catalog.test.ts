@@ -7,6 +7,7 @@ import {
   ESCAPE_SCENARIOS,
   LIMIT_SCENARIOS,
   OUTPUT_SCENARIOS,
+  PILE_SCENARIOS,
   PRIVILEGED_SCENARIOS,
   SIGNAL_SCENARIOS,
 } from './support.js';
@@ -33,6 +34,7 @@ describe('scenario catalog', () => {
       ...LIMIT_SCENARIOS,
       ...PRIVILEGED_SCENARIOS,
       ...AGENT_SCENARIOS,
+      ...PILE_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });

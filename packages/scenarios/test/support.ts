@@ -38,6 +38,7 @@ export const OUTPUT_SCENARIOS = [
 ] as const;
 export const LIMIT_SCENARIOS = ['memory-balloon', 'fork-bomb', 'cpu-spin', 'silent-hang'] as const;
 export const AGENT_SCENARIOS = ['agent-wrapper-leak', 'agent-terminal-closed', 'agent-subagent-pileup'] as const;
+export const PILE_SCENARIOS = ['pile-duplicate-mcp', 'pile-stale-subagents', 'pile-runaway-job'] as const;
 export const PRIVILEGED_SCENARIOS = ['harness-sigkill', 'pid-reuse'] as const;
 
 /** Beyond the scenario's own time bound: its cleanup sweep and vitest's own overhead. */

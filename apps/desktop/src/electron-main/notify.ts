@@ -1,13 +1,12 @@
-/** Desktop notifications of new leaks (Electron `Notification`); a click brings the window up. */
+/** Desktop notifications of new leaks and pile-ups (Electron `Notification`); a click brings the window up. */
 
-import type { LeakNotice } from '@treewarden/protocol';
 import { Notification } from 'electron';
 
 /**
- * A `show` for the leak notifier; a desktop without notifications gets none (the banner still
+ * A `show` for the leak and alert notifiers; a desktop without notifications gets none (the banner still
  * shows). `bringUp` opens the window again when it was closed (macOS keeps the app without one).
  */
-export function desktopNotice(bringUp: () => void): (notice: LeakNotice) => void {
+export function desktopNotice(bringUp: () => void): (notice: { title: string; body: string }) => void {
   return (notice) => {
     if (!Notification.isSupported()) return;
     const shown = new Notification({ title: notice.title, body: notice.body });

@@ -3,6 +3,7 @@ import { useLeakNotifications } from '../hooks/use-leak-notifications';
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
+import { AlertBanner } from './alert-banner';
 import { CleanConfirm } from './clean-confirm';
 import { ConfirmAction } from './confirm-action';
 import { HistoryView } from './history-view';
@@ -16,6 +17,7 @@ import { Sidebar } from './sidebar';
 import { StartRunDialog } from './start-run';
 import { SystemView } from './system-view';
 import { ConnectionNotice, TopBar } from './top-bar';
+import { TrimDialog } from './trim-dialog';
 import { WarningBanner } from './warning-banner';
 
 function CurrentView() {
@@ -45,6 +47,7 @@ export function App() {
       <ConnectionNotice />
       <WarningBanner />
       <OrphanBanner />
+      <AlertBanner />
       <div className="body">
         <Sidebar />
         <main className="main">
@@ -58,6 +61,7 @@ export function App() {
       <KillConfirm />
       <CleanConfirm />
       <ConfirmAction />
+      <TrimDialog />
       <StartRunDialog />
     </div>
   );

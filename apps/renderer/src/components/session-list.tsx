@@ -1,8 +1,12 @@
-/** Agent sessions in the sidebar: agent, directory, age, state and CPU/memory curves; arrow keys move, Enter opens. */
-import type { SessionView } from '@treewarden/protocol';
+/**
+ * Agent sessions in the sidebar: agent, directory, age, state, pile-ups while live and CPU/memory
+ * curves; arrow keys move, Enter opens.
+ */
+import type { SessionAlertKind, SessionView } from '@treewarden/protocol';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
 import { formatDuration } from '../model/format';
+import { alertLabel, alertsOf, plural } from '../model/session-alerts';
 import { isCurveFinal } from '../model/session-samples';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
@@ -18,6 +22,8 @@ export interface SessionSummary {
   endedAtMs: number | null;
   members: number;
   leaked: number;
+  /** Pile-ups judged while it lives (kinds, in the host's order); none once it ended. */
+  alerts: SessionAlertKind[];
   /** Ended with nothing of it alive: its curves stop where it ended. */
   curveFinal: boolean;
 }
@@ -33,6 +39,7 @@ export function summarizeSession(session: SessionView): SessionSummary {
     endedAtMs: session.endedAt === null ? null : Date.parse(session.endedAt),
     members: session.members.length,
     leaked: session.leaked.length,
+    alerts: alertsOf(session).map((alert) => alert.kind),
     curveFinal: isCurveFinal(session),
   };
 }
@@ -81,6 +88,16 @@ export function SessionList({ sessions, label }: { sessions: SessionSummary[]; l
             <span className={`dot ${session.state === 'live' ? 'dot-alive' : 'dot-released'}`} aria-hidden="true" />
             <span className="lease-name">{session.label}</span>
             {session.leaked > 0 ? <span className="badge badge-bad">{session.leaked} leaked</span> : null}
+            {session.alerts.length > 0 ? (
+              <span
+                className="badge badge-warn"
+                data-testid="session-alert-badge"
+                title={session.alerts.map(alertLabel).join(', ')}
+              >
+                {/* Short, so a narrow sidebar keeps the session's name; the kinds are in the title and on the card. */}
+                {plural(session.alerts.length, 'pile-up')}
+              </span>
+            ) : null}
           </div>
           <div className="lease-sub">
             {session.state === 'live' ? (

@@ -1,6 +1,7 @@
 /**
  * One agent session: agent, directory, age and state, CPU and memory totals and their curves, its
- * process tree with role badges (MCP server, shell, dev server, browser, subagent); once it ended,
+ * process tree with role badges (MCP server, shell, dev server, browser, subagent); while it lives,
+ * its pile-ups with a "Trim…" that lists what it will signal first; once it ended,
  * the members it leaked with their evidence and a "Clean up" that first lists what it will signal.
  */
 import type { OrphanView, SessionView as Session, SessionProcess } from '@treewarden/protocol';
@@ -11,10 +12,12 @@ import { useSamples } from '../hooks/use-samples';
 import { ROLE_LABELS } from '../model/agent-leaks';
 import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
+import { alertsOf } from '../model/session-alerts';
 import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { SessionAlerts } from './session-alerts';
 import { SessionChart } from './session-curves';
 import { Sparkline } from './sparkline';
 
@@ -78,10 +81,27 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
 }
 
 /** One process of the session: pid, role, ports, command, its own CPU curve, CPU and memory now. */
-function SessionProcRow({ node, depth, leaked }: { node: SessionProcess; depth: number; leaked: boolean }) {
+function SessionProcRow({
+  node,
+  depth,
+  leaked,
+  alerted,
+}: {
+  node: SessionProcess;
+  depth: number;
+  leaked: boolean;
+  /** In a pile-up alert of the live session (what a Trim would end). */
+  alerted: boolean;
+}) {
   const samples = useSamples('run', identityKey(node));
   return (
-    <li className={`session-proc${leaked ? ' leaked' : ''}`} data-testid="session-proc" data-role={node.role}>
+    <li
+      className={`session-proc${leaked ? ' leaked' : ''}${alerted ? ' alerted' : ''}`}
+      data-testid="session-proc"
+      data-role={node.role}
+      data-alerted={alerted ? 'true' : undefined}
+      title={alerted ? 'In a pile-up alert of this live session' : undefined}
+    >
       <span className="num">{node.pid}</span>
       <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
         {ROLE_LABELS[node.role]}
@@ -107,11 +127,19 @@ function SessionProcRow({ node, depth, leaked }: { node: SessionProcess; depth: 
 
 function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySet<number> }) {
   const rows = sessionRowsInTreeOrder(session.processes);
+  // By identity: a recycled pid is not the alerted process.
+  const alerted = new Set(alertsOf(session).flatMap((alert) => alert.processes.map(identityKey)));
   if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
   return (
     <ul className="session-tree" aria-label="Session processes">
       {rows.map(({ node, depth }) => (
-        <SessionProcRow key={identityKey(node)} node={node} depth={depth} leaked={leaked.has(node.pid)} />
+        <SessionProcRow
+          key={identityKey(node)}
+          node={node}
+          depth={depth}
+          leaked={leaked.has(node.pid)}
+          alerted={alerted.has(identityKey(node))}
+        />
       ))}
     </ul>
   );
@@ -152,6 +180,7 @@ export function SessionView() {
       </div>
       <SessionFacts session={session} />
       <SessionChart sessionId={session.id} final={isCurveFinal(session)} />
+      <SessionAlerts session={session} />
       <SessionLeaks session={session} leaks={leaks} />
       <SessionTree session={session} leaked={new Set(session.leaked)} />
     </div>

@@ -93,6 +93,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
   confirmKill: null,
   confirmClean: null,
   confirmAction: null,
+  trim: null,
   beginAction: (key, label) => set((state) => ({ pending: { ...state.pending, [key]: label } })),
   endAction: (key) =>
     set((state) => {
@@ -118,6 +119,7 @@ export const createActionsSlice: Slice<ActionsSlice> = (set) => ({
   askKill: (confirmKill) => set({ confirmKill }),
   askClean: (confirmClean) => set({ confirmClean }),
   askConfirm: (confirmAction) => set({ confirmAction }),
+  setTrim: (trim) => set({ trim }),
 });
 
 function readStoredTheme(): ThemePref {

@@ -1,4 +1,14 @@
-import type { HistoryEntry, Identity, KillReport, ProcessNode, ScenarioInfo, Snapshot } from '@treewarden/protocol';
+import type {
+  AgentRole,
+  CommandResult,
+  HistoryEntry,
+  Identity,
+  KillReport,
+  ProcessNode,
+  ScenarioInfo,
+  SessionAlertKind,
+  Snapshot,
+} from '@treewarden/protocol';
 import type { HistoryBook } from '../model/history';
 import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
@@ -37,7 +47,16 @@ export interface SelectionSlice {
   selectSession(sessionId: string | null): void;
 }
 
-export type ActionKind = 'kill' | 'retry' | 'release' | 'clean' | 'start' | 'scenario' | 'runEnded' | 'settings';
+export type ActionKind =
+  | 'kill'
+  | 'retry'
+  | 'release'
+  | 'clean'
+  | 'trim'
+  | 'start'
+  | 'scenario'
+  | 'runEnded'
+  | 'settings';
 
 export interface Outcome {
   id: number;
@@ -78,6 +97,34 @@ export interface ConfirmRequest {
   onConfirm(): void;
 }
 
+/** One process a trim will signal, as the user saw it when they asked (frozen: the dialog never re-reads it). */
+export interface TrimTarget extends Identity {
+  /** Wall-clock start, when the snapshot had the process; null when it was already gone from it. */
+  startedAtMs: number | null;
+  /** Its whole command line (or argv joined), null when the snapshot no longer had it. */
+  commandLine: string | null;
+  role: AgentRole | 'root' | null;
+}
+
+export type TrimProcessResult = CommandResult<'trimSession'>['processes'][number];
+
+/**
+ * The Trim dialog: `confirm` lists exactly what will be signalled; `sending` waits for the host;
+ * `done` shows the host's answer per process (or its refusal), never a guess.
+ */
+export interface TrimRequest {
+  sessionId: string;
+  sessionLabel: string;
+  alertId: string;
+  kind: SessionAlertKind;
+  why: string;
+  targets: TrimTarget[];
+  phase: 'confirm' | 'sending' | 'done';
+  results: TrimProcessResult[] | null;
+  /** The host refused the whole trim (its own words). */
+  error: string | null;
+}
+
 export interface ActionsSlice {
   /** Keys of actions in flight (e.g. `kill:1234:567`), so buttons can show progress. */
   pending: Record<string, string>;
@@ -85,6 +132,7 @@ export interface ActionsSlice {
   confirmKill: KillRequest | null;
   confirmClean: CleanRequest | null;
   confirmAction: ConfirmRequest | null;
+  trim: TrimRequest | null;
   beginAction(key: string, label: string): void;
   endAction(key: string): void;
   pushOutcome(outcome: Omit<Outcome, 'id' | 'atMs'>): void;
@@ -94,6 +142,7 @@ export interface ActionsSlice {
   askKill(request: KillRequest | null): void;
   askClean(request: CleanRequest | null): void;
   askConfirm(request: ConfirmRequest | null): void;
+  setTrim(trim: TrimRequest | null): void;
 }
 
 export type ThemePref = 'system' | 'light' | 'dark';

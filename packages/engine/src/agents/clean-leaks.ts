@@ -33,7 +33,7 @@ export interface CleanLeaksOptions {
   readonly graceMs?: number;
   readonly killTree?: KillTreeFn;
   readonly readTable?: () => ProcessTable;
-  /** The ledger's reason word; default `agent_leak_clean` (the SessionEnd reaper: `agent_session_end`). */
+  /** The ledger's reason word; default `agent_leak_clean` (the SessionEnd reaper: `agent_session_end`; trim: `session_trim KIND`). */
   readonly reason?: string;
 }
 

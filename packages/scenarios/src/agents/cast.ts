@@ -53,12 +53,16 @@ export function markerFreeEnv(ctx: ScenarioContext, rules: AgentRules, report: s
   return env;
 }
 
-function installStub(ctx: ScenarioContext, name: string): { dir: string; stub: string } {
+function installStub(
+  ctx: ScenarioContext,
+  name: string,
+  fixture = 'agents/fake-claude.mjs',
+): { dir: string; stub: string } {
   const dir = join(ctx.dir, name);
   const stub = join(dir, CLAUDE_STUB);
   mkdirSync(join(stub, '..'), { recursive: true });
   // CommonJS (no package.json there): a dynamic import loads the ES module fixture.
-  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(ctx.fixture('agents/fake-claude.mjs')).href)});\n`);
+  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(ctx.fixture(fixture)).href)});\n`);
   return { dir, stub };
 }
 
@@ -134,6 +138,51 @@ export async function startFakeClaude(
   const env = { ...markerFreeEnv(ctx, rules, reportFile), [SUBAGENTS_ENV]: String(subagents) };
   const rootPid = await launchOrphanedRoot(ctx, stub, dir, env);
   const reports = await waitForRoles(reportFile, expectedReports(subagents), tools, `the fake Claude "${name}"`);
+  return { name, dir, rootPid, reports };
+}
+
+/** The pile-ups a live fake Claude holds (read by the engine's fake-claude-piles.mjs). */
+export interface PileShape {
+  /** Sets of the same MCP server command line (npx wrapper → server), oldest first. */
+  readonly mcpSets?: number;
+  /** Subagents under the live root, which never reads them (idle). */
+  readonly subagents?: number;
+  /** A Bash-tool background job spinning a core (capped by the fixture lifetime). */
+  readonly spin?: boolean;
+}
+
+function pileEnv(shape: PileShape): Record<string, string> {
+  return {
+    PILE_MCP_SETS: String(shape.mcpSets ?? 0),
+    PILE_SUBAGENTS: String(shape.subagents ?? 0),
+    PILE_SPIN: shape.spin === true ? '1' : '0',
+  };
+}
+
+function pileReports(shape: PileShape): Record<string, number> {
+  const sets = shape.mcpSets ?? 0;
+  return {
+    'claude-root': 1,
+    'npx-wrapper': sets,
+    'mcp-server': sets,
+    subagent: shape.subagents ?? 0,
+    spinner: shape.spin === true ? 1 : 0,
+  };
+}
+
+/** Starts a fake Claude session that stays live and holds the pile-ups of `shape`, as a terminal starts a job. */
+export async function startPileClaude(
+  ctx: ScenarioContext,
+  tools: DriverTools,
+  rules: AgentRules,
+  name: string,
+  shape: PileShape,
+): Promise<FakeSession> {
+  const { dir, stub } = installStub(ctx, name, 'agents/fake-claude-piles.mjs');
+  const reportFile = join(ctx.dir, `${name}-report.jsonl`);
+  const env = { ...markerFreeEnv(ctx, rules, reportFile), ...pileEnv(shape) };
+  const rootPid = await launchOrphanedRoot(ctx, stub, dir, env);
+  const reports = await waitForRoles(reportFile, pileReports(shape), tools, `the piling fake Claude "${name}"`);
   return { name, dir, rootPid, reports };
 }
 

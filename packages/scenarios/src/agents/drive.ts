@@ -68,7 +68,7 @@ export async function waitGone(pid: number, what: string, tools: DriverTools): P
   if (gone === null) throw new Error(`${what} (${pid}) did not end within ${END_WAIT_MS} ms`);
 }
 
-function observeContext(ctx: ScenarioContext): ObserveContext & { rules: AgentRules } {
+export function observeContext(ctx: ScenarioContext): ObserveContext & { rules: AgentRules } {
   const stateRoot = join(ctx.dir, 'state');
   mkdirSync(stateRoot, { recursive: true, mode: 0o700 });
   const { rules } = loadAgentRules(stateRoot);

@@ -8,7 +8,19 @@
  */
 import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
 
-export type CastRole = 'leaked' | 'live-session-root' | 'live-session-member' | 'unrelated';
+export type CastRole =
+  | 'leaked'
+  /** A pile-up inside a live session: what a trim should end (the preview's target, like a leak). */
+  | 'pile'
+  /** The piling session's agent and the members a trim keeps (the newest set): innocents. */
+  | 'pile-agent'
+  | 'pile-kept'
+  | 'live-session-root'
+  | 'live-session-member'
+  | 'unrelated';
+
+/** Roles a pkill is meant to end; every other role is an innocent. */
+const TARGET_ROLES: ReadonlySet<CastRole> = new Set(['leaked', 'pile']);
 
 export interface CastMember {
   readonly pid: number;
@@ -21,9 +33,9 @@ export interface PkillPreview {
   /** What the user would type, e.g. `pkill -f mcp`. */
   readonly command: string;
   readonly pattern: string;
-  /** Innocent members of the cast it would signal: the live session's root and members, the unrelated process. */
+  /** Innocent members of the cast it would signal: a live session's root and members, the unrelated process. */
   readonly innocents: readonly CastMember[];
-  /** Leaked members it would end. */
+  /** Leaked (or piled-up) members it would end. */
   readonly leakedHit: readonly number[];
   /** Leaked members it would miss: they run on after the pkill. */
   readonly leakedMissed: readonly number[];
@@ -52,11 +64,11 @@ export function previewPkill(
     if (member !== undefined && member.startTime === entry.startTime) hit.add(entry.pid);
     else if (!scenarioPids.has(entry.pid)) outsideHits += 1;
   }
-  const leaked = cast.filter((member) => member.role === 'leaked');
+  const leaked = cast.filter((member) => TARGET_ROLES.has(member.role));
   return {
     command: `pkill -f ${/\s/.test(pattern) ? JSON.stringify(pattern) : pattern}`,
     pattern,
-    innocents: cast.filter((member) => member.role !== 'leaked' && hit.has(member.pid)),
+    innocents: cast.filter((member) => !TARGET_ROLES.has(member.role) && hit.has(member.pid)),
     leakedHit: leaked.filter((member) => hit.has(member.pid)).map((member) => member.pid),
     leakedMissed: leaked.filter((member) => !hit.has(member.pid)).map((member) => member.pid),
     outsideHits,
