@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { runAgentBench } from './agent-bench.js';
+import { runAlertsBench } from './alerts-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runLimitsBench } from './limits-bench.js';
 import { runPortBench } from './port-bench.js';
@@ -23,6 +24,7 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   limits: ['Limits', runLimitsBench],
   ports: ['Ports', runPortBench],
   agents: ['Agent sessions', runAgentBench],
+  alerts: ['Session alerts', runAlertsBench],
 };
 
 /** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents); all of them by default. */
