@@ -6,13 +6,22 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readLedger, resolveStateDir, statePaths } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI_MAIN } from '../../../test-support/cli-helpers.js';
-import { fixturePath, isRunning, pollUntil, useProcessTracker } from '../../../test-support/index.js';
+import {
+  fixturePath,
+  isRunning,
+  pollUntil,
+  readReportedPids,
+  removeTempDir,
+  spawnFixture,
+  useProcessTracker,
+} from '../../../test-support/index.js';
 
 /** Server, guardian and a node dev server starting on a loaded 2-core box. */
 const MCP_TEST_TIMEOUT_MS = 90_000;
@@ -22,8 +31,12 @@ const RUNS_GONE_WAIT_MS = 60_000;
 const AGENT_REPORT_WAIT_MS = 45_000;
 /** Garbage frames the fuzz test sends before checking the server still answers. */
 const FUZZ_FRAMES = 400;
+/** A kept run's own timeout: long enough to see it outlive its session, short enough to wait for. */
+const KEPT_RUN_TIMEOUT_S = 15;
 const MARK_ENV = 'TREEWARDEN_MCP_TEST_MARK';
 const AGENT_FIXTURE = fileURLToPath(new URL('./fixtures/mcp-agent.mjs', import.meta.url));
+/** The committed launcher agents are registered with (main.ts then loads only mcp-main.js). */
+const CLI_BIN = fileURLToPath(new URL('../bin/treewarden.js', import.meta.url));
 
 interface Structured {
   [key: string]: unknown;
@@ -147,6 +160,30 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   );
 
   it(
+    'free_port previews without signalling, then ends only the listener it previewed',
+    async () => {
+      const { call } = await connect();
+      const fixture = spawnFixture(tracker, 'dev-server.mjs');
+      const [server] = await readReportedPids(tracker, fixture.reportFile, 1, { role: 'dev-server' });
+      const { pid, port, child } = server as unknown as { pid: number; port: number; child: number };
+      const preview = await call('free_port', { port, confirm: false });
+      expect(preview.isError ?? false).toBe(false);
+      const plan = preview.structuredContent as { result: string; wouldEnd: { pid: number }[] };
+      expect(plan.result).toBe('preview');
+      // The listener and its tree (its setsid watcher is its child).
+      expect(plan.wouldEnd.map((member) => member.pid).sort()).toEqual([pid, child].sort());
+      expect(isRunning(pid) && isRunning(child)).toBe(true);
+      const freed = await call('free_port', { port, confirm: true });
+      expect(freed.structuredContent).toMatchObject({ result: 'freed', survivors: [], stillListening: [] });
+      expect(isRunning(pid) || isRunning(child)).toBe(false);
+      const after = await call('free_port', { port, confirm: false });
+      expect(after.structuredContent).toMatchObject({ result: 'nothing_listening' });
+      removeTempDir(fixture.dir);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'answers every bad call with a tool error that says why, and keeps serving',
     async () => {
       const { call } = await connect();
@@ -162,6 +199,8 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
         [{ command: ['true'], cwd: '/nonexistent/dir' }, 'start_background', /does not exist/],
         [{ command: ['true'], port: 70_000 }, 'start_background', /not a port number/],
         [{ command: ['true'], readyPattern: '(' }, 'start_background', /not a valid regular expression/],
+        [{ command: ['true'], readyPattern: '(a)\\1' }, 'start_background', /cannot be matched in bounded time/],
+        [{ command: ['true'], readyPattern: '(?<=a)b' }, 'start_background', /cannot be matched in bounded time/],
         [{ command: ['true'], readyTimeoutSeconds: 0 }, 'start_background', /MAX_READY_WAIT_SECONDS/],
         [{ command: 'ls' }, 'start_background', /expected array/],
         [{ port: 0 }, 'who_listens', /not a port number/],
@@ -180,6 +219,26 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
       // Still serving: a list after all of that.
       const listed = (await call('list_runs', {})).structuredContent as { runs: unknown[] };
       expect(listed.runs).toHaveLength(1);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a catastrophic readyPattern cannot stall the server: it is matched in linear time',
+    async () => {
+      const { call } = await connect();
+      // `^(a+)+$` against 40 a's and a '!' takes ~2^40 steps on a backtracking engine.
+      const started = await call('start_background', {
+        command: [process.execPath, '-e', "console.log('a'.repeat(40) + '!'); setTimeout(() => {}, 60_000)"],
+        readyPattern: '^(a+)+$',
+        readyTimeoutSeconds: 2,
+      });
+      expect(started.isError ?? false).toBe(false);
+      expect(started.structuredContent).toMatchObject({ ready: false, state: 'running' });
+      const { runId } = started.structuredContent as { runId: string };
+      const stopped = await call('stop_run', { runId });
+      expect(stopped.isError ?? false).toBe(false);
+      expect(stopped.structuredContent).toMatchObject({ survivors: [] });
     },
     MCP_TEST_TIMEOUT_MS,
   );
@@ -259,11 +318,59 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
   );
 
   it(
+    'keepAfterSession: the session ends, the kept run goes on under its guardian until its own timeout',
+    async () => {
+      const { call, client, transport } = await connect({ CLAUDE_CODE_SESSION_ID: 'sess-kept-test' });
+      const serverPid = transport.pid as number;
+      const start = async (keepAfterSession: boolean) =>
+        (
+          await call('start_background', {
+            command: [process.execPath, fixturePath('dev-server.mjs')],
+            readyPattern: 'ready on',
+            timeoutSeconds: KEPT_RUN_TIMEOUT_S,
+            keepAfterSession,
+          })
+        ).structuredContent as { runId: string; pid: number; startTime: string };
+      const kept = await start(true);
+      const ended = await start(false);
+      // The kept run carries no agent marker (it outlives the session on purpose); the other does.
+      expect(environOf(kept.pid)).not.toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
+      expect(environOf(ended.pid)).toContain('CLAUDE_CODE_SESSION_ID=sess-kept-test');
+      await client.close();
+      await pollUntil(() => !isRunning(ended.pid, ended.startTime) && !isRunning(serverPid), {
+        description: "the session's run ended and the server gone",
+        deadlineMs: RUNS_GONE_WAIT_MS,
+      });
+      expect(isRunning(kept.pid, kept.startTime)).toBe(true);
+      const keptStart = ledgerRecords().find((record) => record.kind === 'run_start' && record.runId === kept.runId);
+      expect(keptStart).toMatchObject({ keepAfterLease: true });
+      const leaseId = keptStart?.kind === 'run_start' ? keptStart.leaseId : undefined;
+      // The session's own run was ended by the server before its release; the kept one is listed as kept.
+      const leaseEnd = await pollUntil(
+        () => ledgerRecords().find((record) => record.kind === 'lease_end' && record.leaseId === leaseId),
+        { description: 'the lease_end record', deadlineMs: RUNS_GONE_WAIT_MS },
+      );
+      expect(leaseEnd).toMatchObject({ runsKept: [kept.runId] });
+      // The guardian's sweep is over (lease_end follows it) and spared the kept tree.
+      expect(isRunning(kept.pid, kept.startTime)).toBe(true);
+
+      // Still bounded: its own timeout ends it, and its guardian records that.
+      const keptEnd = await pollUntil(
+        () => ledgerRecords().find((record) => record.kind === 'run_end' && record.runId === kept.runId),
+        { description: 'the kept run ending at its timeout', deadlineMs: RUNS_GONE_WAIT_MS },
+      );
+      expect(keptEnd).toMatchObject({ classification: 'timeout' });
+      expect(isRunning(kept.pid, kept.startTime)).toBe(false);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'survives garbage frames (seeded) and still answers',
     async () => {
       const mark = `mcp-fuzz-${process.pid}-${randomBytes(4).toString('hex')}`;
       tracker.trackEnvMarker(MARK_ENV, mark);
-      const server = spawn(process.execPath, [CLI_MAIN, 'mcp'], {
+      const server = spawn(process.execPath, [CLI_BIN, 'mcp'], {
         env: serverEnv(mark),
         stdio: ['pipe', 'pipe', 'ignore'],
       });
@@ -292,6 +399,10 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
     MCP_TEST_TIMEOUT_MS,
   );
 });
+
+function environOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+}
 
 function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {

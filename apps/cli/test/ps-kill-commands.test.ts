@@ -47,8 +47,24 @@ describe('treewarden ps and kill', () => {
     const rows = JSON.parse(result.stdout) as PsNode[];
     const self = rows.find((row) => row.pid === process.pid);
     expect(self).toMatchObject({ ppid: process.ppid, startTime: startTimeOf(process.pid), uid: process.getuid?.() });
+    // The protocol's process node (no cpuPercent: one read has no earlier CPU time), plus args.
     expect(Object.keys(self ?? {}).sort()).toEqual(
-      ['args', 'command', 'pgid', 'pid', 'ppid', 'sid', 'startTime', 'state', 'uid'].sort(),
+      [
+        'args',
+        'command',
+        'commandLine',
+        'cwd',
+        'escaped',
+        'pgid',
+        'pid',
+        'ppid',
+        'rssBytes',
+        'sid',
+        'startTime',
+        'startedAtMs',
+        'state',
+        'uid',
+      ].sort(),
     );
   });
 
@@ -63,7 +79,7 @@ describe('treewarden ps and kill', () => {
 
     const text = await runCli(['ps', '--tree', '--pid', String(tree.pid)]);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/PID +PPID +PGID +SID +S +START +UID +COMMAND/);
+    expect(lines[0]).toMatch(/PID +PPID +PGID +SID +S +UID +START +TICKS +COMMAND/);
     expect(lines).toHaveLength(4); // header, parent, two children
     const childLine = lines.find((line) => line.trimStart().startsWith(`${tree.children[0]} `)) ?? '';
     expect(childLine).toMatch(/ {2}\S*node .*run-forever\.mjs/);

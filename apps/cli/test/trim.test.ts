@@ -145,7 +145,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch and alerts', () 
       description: 'alert-found',
     });
     expect(found?.kind).toBe('duplicate-servers');
-    expect([...((found?.pids as number[] | undefined) ?? [])].sort()).toEqual([...older].sort());
+    expect([...((found?.pids ?? []) as number[])].sort()).toEqual([...older].sort());
     // Gone by hand: the alert clears, once.
     tracker.trackPid(older[0] as number);
     process.kill(older[1] as number, 'SIGKILL');

@@ -5,8 +5,11 @@
 import { cpus } from 'node:os';
 import { runAgentBench } from './agent-bench.js';
 import { runAlertsBench } from './alerts-bench.js';
+import { runEnvBench } from './env-bench.js';
+import { runHooksBench } from './hooks-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runLimitsBench } from './limits-bench.js';
+import { runMcpBench } from './mcp-bench.js';
 import { runPortBench } from './port-bench.js';
 import { runTableBench } from './table-bench.js';
 
@@ -25,9 +28,12 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   ports: ['Ports', runPortBench],
   agents: ['Agent sessions', runAgentBench],
   alerts: ['Session alerts', runAlertsBench],
+  mcp: ['MCP server', runMcpBench],
+  env: ['Run start-up and the environment', runEnvBench],
+  hooks: ['Session hooks', runHooksBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, alerts, mcp, env, hooks); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));

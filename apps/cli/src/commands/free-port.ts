@@ -1,28 +1,38 @@
 /**
- * `treewarden free-port PORT [--udp] [--yes] [--grace S] [--json]`: shows who listens on PORT and
- * the trees a kill would end; with --yes ends them with the revalidated tree kill. Only
- * listeners are targets: a process connected to the port is never one.
+ * `treewarden free-port PORT [--udp] [--yes] [--grace S] [--json] [--expect PID:START…]`: shows who
+ * listens on PORT and the trees a kill would end; with --yes ends them with the revalidated tree
+ * kill. Only listeners are targets: a process connected to the port is never one. `--expect` (or
+ * `--pid PID --start T`) pins --yes to the holders a preview showed: a holder swapped in between
+ * the two calls refuses the whole kill (exit 3), saying what changed.
  */
 import { parseArgs } from 'node:util';
 import {
   executeFreePort,
   type FreePortOutcome,
   type FreePortPlan,
+  formatExpectedIdentities,
   normalizeGrace,
   PortsUnsupportedError,
+  type ProcessIdentity,
+  parseExpectedIdentity,
+  pinFreePortPlan,
   planFreePort,
   RunSpecError,
 } from '@treewarden/engine';
-import { parseSeconds, writeOut } from '../args.js';
+import { parsePid, parseSeconds, writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
 import { type CliCommand, UsageError } from './command.js';
 
-const USAGE = 'treewarden free-port PORT [--udp] [--yes] [--grace S] [--json]';
+const USAGE =
+  'treewarden free-port PORT [--udp] [--yes] [--grace S] [--json] [--expect PID:START[,PID:START…]] [--pid PID --start T]';
 const OPTIONS = {
   udp: { type: 'boolean' },
   yes: { type: 'boolean' },
   grace: { type: 'string' },
   json: { type: 'boolean' },
+  expect: { type: 'string', multiple: true },
+  pid: { type: 'string' },
+  start: { type: 'string' },
 } as const;
 /** free-port exits 1 when nothing listened on the port (nothing to do). */
 const EXIT_NOTHING_LISTENED = 1;
@@ -44,6 +54,33 @@ function parseGraceMs(raw: string | undefined): number | undefined {
   }
 }
 
+/**
+ * The identities `--yes` is pinned to: every `--expect PID:START` (repeated or comma-separated,
+ * as the preview prints them) and `--pid PID --start T`; null when none was given.
+ */
+function parseExpected(values: {
+  readonly expect?: readonly string[];
+  readonly pid?: string;
+  readonly start?: string;
+}): ProcessIdentity[] | null {
+  if ((values.pid === undefined) !== (values.start === undefined))
+    throw new UsageError('free-port: --pid and --start go together (the identity the preview showed)');
+  const expected: ProcessIdentity[] = [];
+  const pid = parsePid('--pid', values.pid);
+  if (pid !== undefined && values.start !== undefined) {
+    const identity = parseExpectedIdentity(`${pid}:${values.start}`);
+    if (identity === null) throw new UsageError(`--start ${JSON.stringify(values.start)} is not a start time`);
+    expected.push(identity);
+  }
+  for (const text of (values.expect ?? []).flatMap((value) => value.split(','))) {
+    const identity = parseExpectedIdentity(text);
+    if (identity === null)
+      throw new UsageError(`--expect ${JSON.stringify(text)} is not PID:START (as the preview prints it)`);
+    expected.push(identity);
+  }
+  return values.expect === undefined && pid === undefined ? null : expected;
+}
+
 function describePlan(plan: FreePortPlan): string {
   const lines = [`port ${plan.port}/${plan.proto}: ${plan.listeners.length} listener(s)`];
   for (const row of plan.listeners)
@@ -61,6 +98,7 @@ function describePlan(plan: FreePortPlan): string {
     }
   }
   for (const refusal of plan.refusals) lines.push(`refused: ${refusal}`);
+  if (plan.targets.length > 0) lines.push(`identity: --expect ${formatExpectedIdentities(plan).join(',')}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -104,7 +142,15 @@ function planJson(plan: FreePortPlan) {
       args,
     })),
   }));
-  return { port: plan.port, proto: plan.proto, listeners: plan.listeners, preview, refusals: plan.refusals };
+  return {
+    port: plan.port,
+    proto: plan.proto,
+    listeners: plan.listeners,
+    preview,
+    refusals: plan.refusals,
+    // What to pass back as `--expect` so a later --yes ends exactly these holders.
+    expect: formatExpectedIdentities(plan).join(','),
+  };
 }
 
 /** Without --yes: the preview only. Nothing listening exits 1, a plan that would be refused exits 3. */
@@ -123,6 +169,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`free-port: expected exactly one PORT, got ${positionals.length}`);
   const port = parsePort(positionals[0]);
   const graceMs = parseGraceMs(values.grace);
+  const expected = parseExpected(values);
   let plan: FreePortPlan;
   try {
     plan = await planFreePort(port, values.udp === true ? 'udp' : 'tcp');
@@ -132,11 +179,14 @@ async function main(argv: readonly string[]): Promise<number> {
     return EXIT_FAILURE;
   }
   const json = values.json === true;
+  let changes: readonly string[] = [];
+  if (expected !== null) ({ plan, changes } = pinFreePortPlan(plan, expected));
+  if (!json) for (const change of changes) await writeOut(process.stderr, `treewarden free-port: ${change}\n`);
   if (!json && (plan.listeners.length > 0 || plan.refusals.length > 0))
     await writeOut(process.stdout, describePlan(plan));
   if (values.yes !== true) {
     const result = previewResult(plan);
-    if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), result })}\n`);
+    if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), changes, result })}\n`);
     else if (result === 'preview')
       await writeOut(process.stdout, 'dry run: nothing was signalled; add --yes to end these trees\n');
     else if (result === 'nothing_listening')
@@ -144,7 +194,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return exitCodeFor(result);
   }
   const outcome = await executeFreePort(plan, graceMs === undefined ? {} : { graceMs });
-  if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), ...outcome })}\n`);
+  if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), changes, ...outcome })}\n`);
   else {
     const quiet = outcome.result === 'freed' || outcome.result === 'nothing_listening';
     await writeOut(quiet ? process.stdout : process.stderr, describeOutcome(plan, outcome));

@@ -8,11 +8,13 @@ const ARGS_WIDTH = 70;
 export interface AgentOrphans {
   readonly leaks: readonly AgentLeak[];
   readonly rows: readonly AgentLeakGroup[];
+  /** Rule files and remembered sessions skipped, with why (a rule too broad to be evidence among them). */
+  readonly problems: readonly { readonly file: string; readonly message: string }[];
 }
 
 export function findAgentOrphans(): AgentOrphans {
   const observation = observeAgentsOnce(agentContext());
-  return { leaks: observation.leaks, rows: observation.leaks.map(leakGroupRow) };
+  return { leaks: observation.leaks, rows: observation.leaks.map(leakGroupRow), problems: observation.problems };
 }
 
 export interface AgentCleanOptions {

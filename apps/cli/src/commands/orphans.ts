@@ -107,6 +107,9 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const { path, problem } of scan.leaseProblems) {
     await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
   }
+  for (const { file, message } of agentLeaks.problems) {
+    await writeOut(process.stderr, `treewarden orphans: ${file}: ${message}\n`);
+  }
   if (scan.invalidLedgerLines > 0) {
     await writeOut(process.stderr, `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`);
   }

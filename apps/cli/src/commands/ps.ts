@@ -1,26 +1,30 @@
 /**
- * `treewarden ps [--json] [--tree] [--pid PID]`: the process table with its identity fields,
- * flat or as a tree; `--pid` limits it to that process and its descendants.
+ * `treewarden ps [--json] [--tree] [--pid PID] [--wide]`: the process table with its identity
+ * fields, flat or as a tree; `--pid` limits it to that process and its descendants. `--json` rows
+ * are the protocol's process node (the host's `toProcessNode`, as the UI gets them) plus the whole
+ * `args`; the text is for people (ps-format.ts).
  */
 import { parseArgs } from 'node:util';
 import { createTableReader, indexChildren, type ProcessEntry, type ProcessTable } from '@treewarden/engine';
+import { toProcessNode } from '@treewarden/host';
+import type { ProcessNode } from '@treewarden/protocol';
 import { parsePid, writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
 import type { CliCommand } from './command.js';
+import { formatPsTable } from './ps-format.js';
 
-const USAGE = 'treewarden ps [--json] [--tree] [--pid PID]';
-const OPTIONS = { json: { type: 'boolean' }, tree: { type: 'boolean' }, pid: { type: 'string' } } as const;
-const INDENT = '  ';
+const USAGE = 'treewarden ps [--json] [--tree] [--pid PID] [--wide]';
+const OPTIONS = {
+  json: { type: 'boolean' },
+  tree: { type: 'boolean' },
+  pid: { type: 'string' },
+  wide: { type: 'boolean' },
+} as const;
+/** A terminal that reports no width (0) is taken as the classic 80 columns. */
+const DEFAULT_COLUMNS = 80;
 
-export interface PsRow {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-  readonly sid: number;
-  readonly state: string;
-  readonly startTime: string;
-  readonly uid: number;
-  readonly command: string;
+/** The protocol's process node, with the whole argv beside its display `commandLine`. */
+export interface PsRow extends ProcessNode {
   readonly args: readonly string[];
 }
 
@@ -28,9 +32,15 @@ export interface PsNode extends PsRow {
   readonly children: PsNode[];
 }
 
+/** One read has no earlier CPU time to diff against: cpuPercent is absent (unknown), never 0. */
 function toRow(entry: ProcessEntry): PsRow {
-  const { pid, ppid, pgid, sid, state, startTime, uid, command, args } = entry;
-  return { pid, ppid, pgid, sid, state, startTime, uid, command, args };
+  return { ...toProcessNode(entry, undefined, false), args: entry.args };
+}
+
+/** Columns to fit on a terminal; null (whole lines) when piped or with --wide. */
+function outputWidth(wide: boolean): number | null {
+  if (wide || !process.stdout.isTTY) return null;
+  return process.stdout.columns > 0 ? process.stdout.columns : DEFAULT_COLUMNS;
 }
 
 /** Roots: the asked pid, or every process whose parent is not in the table (pid 1, kthreadd, 0-parented). */
@@ -64,26 +74,6 @@ function flatten(nodes: readonly PsNode[], depth = 0, out: { row: PsRow; depth: 
   return out;
 }
 
-function formatTable(rows: readonly { row: PsRow; depth: number }[]): string {
-  const header = ['PID', 'PPID', 'PGID', 'SID', 'S', 'START', 'UID', 'COMMAND'];
-  const cells = rows.map(({ row, depth }) => [
-    String(row.pid),
-    String(row.ppid),
-    String(row.pgid),
-    String(row.sid),
-    row.state,
-    row.startTime,
-    String(row.uid),
-    INDENT.repeat(depth) + (row.args.length > 0 ? row.args.join(' ') : `[${row.command}]`),
-  ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
-  );
-  const format = (line: readonly string[]) =>
-    line.map((cell, column) => (column === line.length - 1 ? cell : cell.padStart(widths[column] ?? 0))).join(' ');
-  return `${[format(header), ...cells.map(format)].join('\n')}\n`;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const rootPid = parsePid('--pid', values.pid);
@@ -109,7 +99,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const body = tree ? forest : rows.map(({ row }) => row);
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
   } else {
-    await writeOut(process.stdout, formatTable(tree ? rows : rows.map(({ row }) => ({ row, depth: 0 }))));
+    const width = outputWidth(values.wide === true);
+    await writeOut(process.stdout, formatPsTable(tree ? rows : rows.map(({ row }) => ({ row, depth: 0 })), { width }));
   }
   return EXIT_OK;
 }

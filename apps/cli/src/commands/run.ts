@@ -14,6 +14,7 @@ import {
   type RunOutcome,
   type RunSpec,
   RunSpecError,
+  readStartEnvironment,
   validateRunSpec,
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
@@ -177,6 +178,9 @@ async function main(argv: readonly string[]): Promise<number> {
     name: values.lease ?? DEFAULT_LEASE_NAME,
     holder: 'cli',
     holderSubreaper: true,
+    // One linear read: copying process.env is quadratic in Node (engine runtime/environment.ts),
+    // and nothing in the CLI changes its own environment, so what it started with is what it has.
+    environment: readStartEnvironment(),
   });
   lease.onGuardianLost((loss) => {
     process.stderr.write(

@@ -38,7 +38,10 @@ export function createOutputLog(limitChars: number = OUTPUT_LOG_CHARS): OutputLo
       kept += text;
       // Trim at twice the bound so the amortised cost stays linear in what was written.
       if (kept.length > 2 * limitChars) {
-        const cut = kept.length - limitChars;
+        let cut = kept.length - limitChars;
+        // Never keep the low half of a surrogate pair without its high half.
+        const first = kept.charCodeAt(cut);
+        if (first >= 0xdc00 && first <= 0xdfff) cut += 1;
         kept = kept.slice(cut);
         droppedChars += cut;
       }

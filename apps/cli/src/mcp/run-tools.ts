@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import {
   assertPort,
   type ProcessIdentity,
@@ -56,13 +57,29 @@ function requireCwd(raw: string | undefined): string {
   return cwd;
 }
 
+/**
+ * V8's linear-time regexp engine (the `l` flag), so no pattern can stall the server on a line of
+ * output: a catastrophic pattern such as `(a+)+b` runs in time linear in the text. Node has no
+ * regexp timeout; this removes the class rather than bounding one pattern. The flag only enables
+ * the `l` flag's parsing; every other regexp keeps the usual engine.
+ */
+setFlagsFromString('--enable-experimental-regexp-engine');
+const LINEAR_TIME_FLAG = 'l';
+
 function compilePattern(raw: string | undefined): RegExp | undefined {
   if (raw === undefined) return undefined;
   try {
-    return new RegExp(raw);
+    new RegExp(raw);
   } catch (error) {
     throw new ToolError(
       `readyPattern is not a valid regular expression: ${error instanceof Error ? error.message : ''}`,
+    );
+  }
+  try {
+    return new RegExp(raw, LINEAR_TIME_FLAG);
+  } catch {
+    throw new ToolError(
+      'readyPattern uses backreferences or lookarounds, which cannot be matched in bounded time: use a pattern without them (e.g. a plain substring)',
     );
   }
 }

@@ -13,7 +13,7 @@ import {
   type RunSpec,
   withDeadline,
 } from '@treewarden/engine';
-import type { AgentIdentity } from './agent-identity.js';
+import { type AgentIdentity, withoutAgentMarkers } from './agent-identity.js';
 import { createOutputLog, type OutputLog } from './output-log.js';
 
 /** The holder label every MCP lease carries (the app and `orphans` show it). */
@@ -52,31 +52,25 @@ export interface SessionRuns {
 
 export function createSessionRuns(agent: AgentIdentity, stateDir?: string): SessionRuns {
   const runs = new Map<string, SessionRun>();
-  let lease: Promise<Lease> | null = null;
-  let closing: Promise<void> | null = null;
-
-  const leaseNow = (): Promise<Lease> => {
-    lease ??= openLease({
-      name: agent.leaseName,
-      holder: MCP_HOLDER_LABEL,
-      // The runs' output belongs to the agent's reads, never to this process's stdout (the protocol).
-      guardianOutput: 'ignore',
-      ...(stateDir === undefined ? {} : { stateDir }),
-    });
-    // A failed open must not poison the next try.
-    lease.catch(() => {
-      lease = null;
-    });
-    return lease;
+  const leases = {
+    session: lazyLease(agent.leaseName, process.env, stateDir),
+    kept: lazyLease(`${agent.leaseName} · kept`, withoutAgentMarkers(process.env), stateDir),
   };
+  let closing: Promise<void> | null = null;
 
   return {
     agent,
     async start(spec) {
       if (closing !== null) throw new Error('this MCP server is shutting down; it starts nothing more');
       const { keepAfterSession, ...runSpec } = spec;
-      const held = await leaseNow();
-      const run = held.startRun({ ...runSpec, output: 'capture' });
+      // Kept runs outlive the session on purpose: a lease of their own, and no agent markers in
+      // their environment, so no one ever judges them leaked members of the ended session.
+      const held = await (keepAfterSession ? leases.kept : leases.session).get();
+      const run = held.startRun({
+        ...runSpec,
+        output: 'capture',
+        ...(keepAfterSession ? { keepAfterLease: true } : {}),
+      });
       const sessionRun = track(run, spec, keepAfterSession);
       runs.set(run.id, sessionRun);
       return sessionRun;
@@ -85,9 +79,6 @@ export function createSessionRuns(agent: AgentIdentity, stateDir?: string): Sess
     list: () => [...runs.values()],
     close(why) {
       closing ??= (async () => {
-        if (lease === null) return;
-        const held = await lease.catch(() => null);
-        if (held === null) return;
         const ending = [...runs.values()].filter((entry) => !entry.keepAfterSession && entry.outcome() === null);
         for (const entry of ending) entry.run.cancel(`agent session ended: ${why}`);
         await withDeadline(
@@ -95,11 +86,52 @@ export function createSessionRuns(agent: AgentIdentity, stateDir?: string): Sess
           SESSION_END_WAIT_MS,
           'the runs ending',
         ).catch(() => {});
-        await held.release();
+        // The kept lease's guardian outlives this server (it supervises its runs to their end), so
+        // its release is handed over, not awaited: the server exits and the guardian carries on.
+        void leases.kept.release();
+        await leases.session.release();
       })();
       return closing;
     },
   };
+}
+
+interface LazyLease {
+  get(): Promise<Lease>;
+  /** Releases the lease if it was ever opened. */
+  release(): Promise<void>;
+}
+
+/** A lease opened on first use (a session that never starts anything never spawns a guardian). */
+function lazyLease(name: string, environment: NodeJS.ProcessEnv, stateDir: string | undefined): LazyLease {
+  let lease: Promise<Lease> | null = null;
+  return {
+    get() {
+      lease ??= openLease({
+        name,
+        holder: MCP_HOLDER_LABEL,
+        // The runs' output belongs to the agent's reads, never to this process's stdout (the protocol).
+        guardianOutput: 'ignore',
+        environment: definedOnly(environment),
+        ...(stateDir === undefined ? {} : { stateDir }),
+      });
+      // A failed open must not poison the next try.
+      lease.catch(() => {
+        lease = null;
+      });
+      return lease;
+    },
+    async release() {
+      const held = await lease?.catch(() => null);
+      await held?.release();
+    },
+  };
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) defined[key] = value;
+  return defined;
 }
 
 function track(run: LeaseRun, spec: RunSpec, keepAfterSession: boolean): SessionRun {

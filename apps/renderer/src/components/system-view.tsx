@@ -10,8 +10,7 @@ import { watchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
-import { isZombie } from '../model/identity';
-import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
+import { filterSystemRows, type RowReuse, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
 import { FlagSettingsButton } from './flag-settings';
 import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
@@ -73,8 +72,15 @@ export function SystemView() {
   // "Mine" means the user the host runs as: the uid of its runs' processes when there are any,
   // else the most common non-root owner on the machine.
   const runUid = useAppStore((state) => firstRunUid(state.snapshot));
+  // Only the Mine filter reads it: the guess scans the whole table, so it is not made for the others.
+  const wantsUid = filter === 'mine';
   // biome-ignore lint/correctness/useExhaustiveDependencies: owners change only with the shape
-  const myUid = useMemo(() => runUid ?? guessUid(useAppStore.getState().system), [runUid, shape]);
+  const myUid = useMemo(
+    () => (wantsUid ? (runUid ?? guessUid(useAppStore.getState().system)) : null),
+    [runUid, shape, wantsUid],
+  );
+  // The last rows by key: a row whose place in the tree is unchanged stays the same object (see RowReuse).
+  const previousRows = useRef<RowReuse>(new Map());
   // Rebuild the row order only when the tree's shape changed (or a search/filter needs the new
   // values); CPU/memory-only polls re-read the visible nodes from the table and touch nothing else.
   // A sort by CPU, memory or age follows the values, so it re-sorts on every poll too.
@@ -85,20 +91,21 @@ export function SystemView() {
   const rows = useMemo(() => {
     const { system: table, systemFlags } = useAppStore.getState();
     const query = { text: deferredText, filter, uid: myUid, flagged: systemFlags };
-    return sort ? sortSystemRows(table, query, sort) : filterSystemRows(table, query, collapsed);
+    if (sort) return sortSystemRows(table, query, sort);
+    const next = filterSystemRows(table, query, collapsed, previousRows.current);
+    previousRows.current = new Map(next.map((row) => [row.key, row]));
+    return next;
   }, [rowsTrigger, flagsTrigger, deferredText, filter, myUid, collapsed, sort]);
-  const zombies = useMemo(() => {
-    let count = 0;
-    for (const node of system.values()) if (isZombie(node)) count += 1;
-    return count;
-  }, [system]);
+  const zombies = useAppStore((state) => state.systemZombies);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => SYSTEM_ROW_HEIGHT,
     overscan: OVERSCAN_ROWS,
-    getItemKey: useCallback((index: number) => rows[index]?.key ?? index, [rows]),
+    // Items keyed by index (the default): every row has the same fixed height, so a key-based size
+    // cache buys nothing, and a key function that changes with the rows would make the virtualizer
+    // re-measure all 20,000 items whenever a process comes or goes. React keys rows by identity below.
   });
 
   const requestKill = useCallback((row: TreeRow) => askKill(killRequestOf(row.node, 'tree', null)), [askKill]);
@@ -200,7 +207,7 @@ export function SystemView() {
             const row = rows[item.index];
             if (!row) return null;
             return (
-              <div key={item.key} className="virtual-row" style={{ transform: `translateY(${item.start}px)` }}>
+              <div key={row.key} className="virtual-row" style={{ transform: `translateY(${item.start}px)` }}>
                 <ProcessRow
                   id={rowDomId('system', row.key)}
                   row={row}

@@ -38,12 +38,17 @@ export class SampleRing {
   private baseMs = 0;
   private next = 0;
   private count = 0;
+  /** The book's pass that last wrote here (the book drops rings a pass did not reach). */
+  pass = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 2) throw new RangeError(`ring capacity ${capacity} is below 2`);
-    this.times = new Float32Array(capacity);
-    this.cpu = new Float32Array(capacity);
-    this.memory = new Float32Array(capacity);
+    // One buffer, three views: a 20,000-process table makes a ring per process, and each buffer
+    // allocation costs far more than a view on one.
+    const buffer = new ArrayBuffer(capacity * 3 * Float32Array.BYTES_PER_ELEMENT);
+    this.times = new Float32Array(buffer, 0, capacity);
+    this.cpu = new Float32Array(buffer, capacity * Float32Array.BYTES_PER_ELEMENT, capacity);
+    this.memory = new Float32Array(buffer, 2 * capacity * Float32Array.BYTES_PER_ELEMENT, capacity);
   }
 
   get size(): number {
@@ -51,11 +56,16 @@ export class SampleRing {
   }
 
   push(sample: Sample): void {
-    if (this.count === 0) this.baseMs = sample.atMs;
-    this.times[this.next] = (sample.atMs - this.baseMs) / 1000;
+    this.pushValues(sample.atMs, sample.cpuPercent, sample.memoryBytes);
+  }
+
+  /** push() without a Sample object (the system pass calls it once per process). */
+  pushValues(atMs: number, cpuPercent: number | null, memoryBytes: number): void {
+    if (this.count === 0) this.baseMs = atMs;
+    this.times[this.next] = (atMs - this.baseMs) / 1000;
     // NaN marks "unknown" in the Float32 ring (a real percent is never NaN).
-    this.cpu[this.next] = sample.cpuPercent ?? Number.NaN;
-    this.memory[this.next] = sample.memoryBytes / BYTES_PER_MIB;
+    this.cpu[this.next] = cpuPercent ?? Number.NaN;
+    this.memory[this.next] = memoryBytes / BYTES_PER_MIB;
     this.next = (this.next + 1) % this.capacity;
     this.count = Math.min(this.count + 1, this.capacity);
   }
@@ -69,6 +79,24 @@ export class SampleRing {
       cpuPercent: knownOrNull(this.cpu[index] as number),
       memoryBytes: (this.memory[index] as number) * BYTES_PER_MIB,
     };
+  }
+
+  /** CPU % of the i-th sample (oldest first), without building a Sample; NaN when unknown or outside. */
+  cpuAt(i: number): number {
+    if (i < 0 || i >= this.count) return Number.NaN;
+    return this.cpu[(this.next - this.count + i + this.capacity) % this.capacity] as number;
+  }
+
+  /** Memory (bytes) of the i-th sample, oldest first; NaN outside. */
+  memoryAt(i: number): number {
+    if (i < 0 || i >= this.count) return Number.NaN;
+    return (this.memory[(this.next - this.count + i + this.capacity) % this.capacity] as number) * BYTES_PER_MIB;
+  }
+
+  /** Time of the i-th sample, oldest first; NaN outside. */
+  timeAt(i: number): number {
+    if (i < 0 || i >= this.count) return Number.NaN;
+    return this.baseMs + (this.times[(this.next - this.count + i + this.capacity) % this.capacity] as number) * 1000;
   }
 
   /** Time of the newest sample; null when empty. */
@@ -99,8 +127,9 @@ export class SampleRing {
  * session's); keys neither seen nor kept in a pass are dropped.
  */
 export class HistoryBook {
-  private rings = new Map<string, SampleRing>();
+  private readonly rings = new Map<string, SampleRing>();
   private newestAtMs: number | null = null;
+  private pass = 0;
 
   constructor(
     readonly capacity: number,
@@ -120,26 +149,50 @@ export class HistoryBook {
    * Records one pass (one snapshot or one system table) taken at `atMs`: a sample per key, and
    * forgets keys that are gone, so a recycled pid starts a new history. `kept` keys get no sample
    * but keep the curve they have (an ended session still shown). False when skipped.
+   * The rings are updated in place (a pass over 20,000 processes must not rebuild the map): each
+   * ring remembers the pass that reached it, and the rest are deleted after the pass.
    */
   recordPass(
     atMs: number,
     entries: Iterable<readonly [string, number | null, number]>,
     kept: Iterable<string> = [],
   ): boolean {
+    return this.recordEach(
+      atMs,
+      (record) => {
+        for (const [key, cpuPercent, memoryBytes] of entries) record(key, cpuPercent, memoryBytes);
+      },
+      kept,
+    );
+  }
+
+  /**
+   * recordPass for callers that hold the values already (the system table): `each` calls
+   * `record` once per key, so no entry tuple is built per process.
+   */
+  recordEach(
+    atMs: number,
+    each: (record: (key: string, cpuPercent: number | null, memoryBytes: number) => void) => void,
+    kept: Iterable<string> = [],
+  ): boolean {
     const newest = this.newestAtMs;
     if (newest !== null && atMs - newest < this.minIntervalMs) return false;
-    const next = new Map<string, SampleRing>();
-    for (const [key, cpuPercent, memoryBytes] of entries) {
-      if (next.has(key)) continue; // one sample per key and pass
-      const ring = this.rings.get(key) ?? new SampleRing(this.capacity);
-      ring.push({ atMs, cpuPercent, memoryBytes });
-      next.set(key, ring);
-    }
+    const pass = ++this.pass;
+    each((key, cpuPercent, memoryBytes) => {
+      let ring = this.rings.get(key);
+      if (ring === undefined) {
+        ring = new SampleRing(this.capacity);
+        this.rings.set(key, ring);
+      } else if (ring.pass === pass) return; // one sample per key and pass
+      ring.pushValues(atMs, cpuPercent, memoryBytes);
+      ring.pass = pass;
+    });
     for (const key of kept) {
       const ring = this.rings.get(key);
-      if (ring !== undefined && !next.has(key)) next.set(key, ring);
+      if (ring !== undefined) ring.pass = pass;
     }
-    this.rings = next;
+    // Deleting the current entry while iterating a Map is safe: iteration goes on with the next.
+    for (const [key, ring] of this.rings) if (ring.pass !== pass) this.rings.delete(key);
     this.newestAtMs = atMs;
     return true;
   }

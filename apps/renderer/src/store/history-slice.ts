@@ -19,6 +19,9 @@ import type { AppState, HistorySlice } from './types';
 
 type Entry = SampleEntry;
 
+const MS_PER_MINUTE = 60_000;
+const BYTES_PER_MIB = 1024 * 1024;
+
 export function runHistoryKey(runId: string): string {
   return `run:${runId}`;
 }
@@ -33,17 +36,27 @@ function* snapshotEntries(snapshot: Snapshot): Generator<Entry> {
     }
 }
 
-function* systemEntries(system: ReadonlyMap<string, ProcessNode>): Generator<Entry> {
-  for (const [key, node] of system) if (!isZombie(node)) yield [key, node.cpuPercent ?? null, node.rssBytes];
-}
-
-/** Cheap test first: only a ring whose newest sample could flag is read in full. */
+/**
+ * Cheap test first: only a ring whose newest sample could flag is read in full. It reads the
+ * ring's numbers in place (no Sample objects): it runs for every process at every system pass.
+ */
 function mayFlag(ring: SampleRing, settings: FlagSettings): boolean {
-  const newest = ring.at(ring.size - 1);
-  const oldest = ring.at(0);
-  if (newest === undefined || oldest === undefined) return false;
+  if (ring.size < 2) return false;
+  const newest = ring.size - 1;
+  const newestAtMs = ring.timeAt(newest);
+  // A flag needs history reaching back its whole window (trend.ts windowOf), a spin a spinning newest sample.
+  // An unknown CPU (NaN) compares false, as the null it stands for did.
+  const spinWindowFrom = newestAtMs - settings.cpuMinutes * MS_PER_MINUTE;
+  if (ring.timeAt(0) <= spinWindowFrom && ring.cpuAt(newest) >= settings.cpuPercent) return true;
+  // A growth needs the window's first-to-last rate at the threshold (memoryGrowthFlag's first test).
+  const growthWindowFrom = newestAtMs - settings.memoryMinutes * MS_PER_MINUTE;
+  if (ring.timeAt(0) > growthWindowFrom) return false;
+  let first = newest;
+  while (first > 0 && ring.timeAt(first - 1) >= growthWindowFrom) first -= 1;
+  const minutes = (newestAtMs - ring.timeAt(first)) / MS_PER_MINUTE;
   return (
-    (newest.cpuPercent !== null && newest.cpuPercent >= settings.cpuPercent) || newest.memoryBytes > oldest.memoryBytes
+    minutes > 0 &&
+    (ring.memoryAt(newest) - ring.memoryAt(first)) / BYTES_PER_MIB / minutes >= settings.memoryMibPerMinute
   );
 }
 
@@ -86,7 +99,10 @@ export function recordSystem(
   system: ReadonlyMap<string, ProcessNode>,
   atMs: number,
 ): Partial<Pick<AppState, 'systemFlags' | 'systemHistoryTick'>> {
-  if (!state.systemHistory.recordPass(atMs, systemEntries(system))) return {};
+  const recorded = state.systemHistory.recordEach(atMs, (record) => {
+    for (const [key, node] of system) if (!isZombie(node)) record(key, node.cpuPercent ?? null, node.rssBytes);
+  });
+  if (!recorded) return {};
   return {
     systemFlags: computeFlags(state.systemHistory, system.keys(), state.flagSettings),
     systemHistoryTick: state.systemHistoryTick + 1,

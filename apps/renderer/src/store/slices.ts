@@ -38,9 +38,10 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
 });
 
 function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
-  const { table, shapeChanged } = applySystemDiffWithShape(state.system, diff);
+  const { table, shapeChanged, zombies } = applySystemDiffWithShape(state.system, diff, state.systemZombies);
   return {
     system: table,
+    systemZombies: zombies,
     systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape,
     ...recordSystem(state, table, Date.now()),
   };
@@ -49,6 +50,7 @@ function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
 export const createSystemSlice: Slice<SystemSlice> = (set) => ({
   system: new Map(),
   systemShape: 0,
+  systemZombies: 0,
   systemWatched: false,
   applySystemDiff: (diff) => set((state) => nextSystem(state, diff)),
   replaceSystem: (processes) =>

@@ -1,5 +1,5 @@
 import type { HostEvent, ProcessNode } from '@treewarden/protocol';
-import { identityKey } from '../model/identity';
+import { identityKey, isZombie } from '../model/identity';
 
 export type SystemDiff = Extract<HostEvent, { type: 'systemDiff' }>;
 
@@ -16,21 +16,40 @@ export function applySystemDiff(
 }
 
 /**
- * Same, and says whether the tree's shape changed (a process came, went or got a new parent).
+ * Same, and says whether the tree's shape changed (a process came, went or got a new parent),
+ * and how many zombies the new table holds (`previousZombies`: the old table's count), kept up
+ * by the diff's own rows so a 20,000-process table is not scanned on every poll.
  * Most polls only move CPU and memory; the view then keeps its row order and re-reads nodes.
  */
 export function applySystemDiffWithShape(
   previous: ReadonlyMap<string, ProcessNode>,
   diff: SystemDiff,
-): { table: Map<string, ProcessNode>; shapeChanged: boolean } {
+  previousZombies = countZombies(previous),
+): { table: Map<string, ProcessNode>; shapeChanged: boolean; zombies: number } {
   const table = diff.full ? new Map<string, ProcessNode>() : new Map(previous);
   let shapeChanged = diff.full;
-  if (!diff.full) for (const key of diff.removed) if (table.delete(key)) shapeChanged = true;
+  let zombies = diff.full ? 0 : previousZombies;
+  if (!diff.full)
+    for (const key of diff.removed) {
+      const before = table.get(key);
+      if (before === undefined) continue;
+      table.delete(key);
+      shapeChanged = true;
+      if (isZombie(before)) zombies -= 1;
+    }
   for (const node of diff.upserts) {
     const key = identityKey(node);
     const before = table.get(key);
     if (!before || before.ppid !== node.ppid) shapeChanged = true;
+    if (before !== undefined && isZombie(before)) zombies -= 1;
+    if (isZombie(node)) zombies += 1;
     table.set(key, node);
   }
-  return { table, shapeChanged };
+  return { table, shapeChanged, zombies };
+}
+
+export function countZombies(table: ReadonlyMap<string, ProcessNode>): number {
+  let count = 0;
+  for (const node of table.values()) if (isZombie(node)) count += 1;
+  return count;
 }

@@ -13,6 +13,8 @@ export interface SystemSlice {
   system: Map<string, ProcessNode>;
   /** Bumped only when the table's shape changes (processes come, go or are reparented). */
   systemShape: number;
+  /** Zombies in `system` (state Z), kept up by each diff. */
+  systemZombies: number;
   /** Whether the system view asked the host for the table (watchSystem true). */
   systemWatched: boolean;
   applySystemDiff(diff: SystemDiff): void;

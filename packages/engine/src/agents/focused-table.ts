@@ -7,7 +7,7 @@
 
 import { readChildPids } from '../table/linux-children.js';
 import { buildEntry, type IdentityCache } from '../table/linux-entry.js';
-import { readStatFields } from '../table/linux-stat.js';
+import { readStatFields, type StatFields } from '../table/linux-stat.js';
 import type { ProcessEntry, ProcessTable } from '../table/types.js';
 import type { MarkerReader } from './environ.js';
 import type { StoredSession } from './store-schema.js';
@@ -15,16 +15,40 @@ import type { StoredSession } from './store-schema.js';
 /** Bound on the processes one focused read visits (a fork bomb under pid 1 must not stall a tick). */
 export const MAX_FOCUSED_PROCESSES = 20_000;
 
-function readEntry(pid: number, cache: IdentityCache, into: Map<number, ProcessEntry>): ProcessEntry | null {
+/**
+ * One read's stat lines by pid: a process whose entry was read and whose children are then
+ * followed needs its stat once per tick, not twice (the stat read is most of a tick's cost).
+ */
+type StatsThisTick = Map<number, StatFields | null>;
+
+function statOf(pid: number, stats: StatsThisTick): StatFields | null {
+  let stat = stats.get(pid);
+  if (stat === undefined) {
+    stat = readStatFields(pid);
+    stats.set(pid, stat);
+  }
+  return stat;
+}
+
+function readEntry(
+  pid: number,
+  cache: IdentityCache,
+  into: Map<number, ProcessEntry>,
+  stats: StatsThisTick,
+): ProcessEntry | null {
   if (into.has(pid)) return into.get(pid) ?? null;
-  const stat = readStatFields(pid);
+  const stat = statOf(pid, stats);
   const entry = stat === null ? null : buildEntry(pid, stat, cache);
   if (entry !== null) into.set(pid, entry);
   return entry;
 }
 
-function childrenOf(pid: number): number[] {
-  const stat = readStatFields(pid);
+/**
+ * The children as the kernel lists them now; the thread count comes from this tick's stat of
+ * the parent (a thread started since only means its children are found on the next tick).
+ */
+function childrenOf(pid: number, stats: StatsThisTick): number[] {
+  const stat = statOf(pid, stats);
   return stat === null ? [] : readChildPids(pid, stat.numThreads);
 }
 
@@ -35,24 +59,25 @@ export function readFocusedTable(
   cache: IdentityCache,
 ): ProcessTable {
   const entries = new Map<number, ProcessEntry>();
+  const stats: StatsThisTick = new Map();
   const expand: number[] = [];
   for (const adopter of [1, ...adopters]) {
-    readEntry(adopter, cache, entries);
-    for (const pid of childrenOf(adopter)) {
-      const entry = readEntry(pid, cache, entries);
+    readEntry(adopter, cache, entries, stats);
+    for (const pid of childrenOf(adopter, stats)) {
+      const entry = readEntry(pid, cache, entries, stats);
       if (entry !== null && hasEvidence(entry)) expand.push(pid);
     }
   }
   for (const session of remembered) {
     for (const pid of [session.root.pid, ...session.members.map((member) => member.pid)]) {
-      if (readEntry(pid, cache, entries) !== null) expand.push(pid);
+      if (readEntry(pid, cache, entries, stats) !== null) expand.push(pid);
     }
   }
   // Live sessions' trees are followed every tick (a member's new child is seen at once); the
   // descendants of evidence-bearing orphans and of ended sessions' survivors leak with them.
   while (expand.length > 0 && entries.size < MAX_FOCUSED_PROCESSES) {
-    for (const child of childrenOf(expand.pop() as number)) {
-      if (!entries.has(child) && readEntry(child, cache, entries) !== null) expand.push(child);
+    for (const child of childrenOf(expand.pop() as number, stats)) {
+      if (!entries.has(child) && readEntry(child, cache, entries, stats) !== null) expand.push(child);
     }
   }
   return { entries, readAtMs: Date.now() };

@@ -28,6 +28,13 @@ export {
   type SessionMember,
 } from './recognise.js';
 export { rememberObserved } from './remember.js';
+export {
+  COMMON_ARGVS,
+  MAX_MATCHED_SHARE,
+  MIN_LIVE_PROCESSES,
+  ruleBreadthProblems,
+  UNIVERSAL_ENV_KEYS,
+} from './rule-breadth.js';
 export { type MemberRole, memberRoles, type RulesFile, rulesFileSchema } from './rule-schema.js';
 export {
   AGENT_RULES_DIR,
@@ -36,6 +43,7 @@ export {
   builtinRulesFile,
   compileRules,
   type LoadedRules,
+  type LoadRulesOptions,
   loadAgentRules,
   parseRulesText,
   type RulesProblem,

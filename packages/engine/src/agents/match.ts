@@ -12,6 +12,8 @@ export interface MarkerHit {
   readonly name: string;
   readonly value: string;
   readonly names?: 'session' | 'root-pid';
+  /** The user rules file whose marker matched (absent: the built-in rules). */
+  readonly source?: string;
 }
 
 export function matchesShape(args: readonly string[], shape: ArgvPattern): boolean {
@@ -41,7 +43,13 @@ export function markerHits(vars: MarkerVars | null, rules: AgentRules): MarkerHi
   for (const [name, value] of vars) {
     for (const marker of rules.markersByName.get(name) ?? []) {
       if (markerMatches(marker, value))
-        hits.push({ agent: marker.agent, name, value, ...(marker.names ? { names: marker.names } : {}) });
+        hits.push({
+          agent: marker.agent,
+          name,
+          value,
+          ...(marker.names ? { names: marker.names } : {}),
+          ...(marker.source !== undefined ? { source: marker.source } : {}),
+        });
     }
   }
   return hits;
@@ -52,8 +60,10 @@ export function sessionKeysOf(hits: readonly MarkerHit[]): string[] {
   return hits.flatMap((hit) => (hit.names !== undefined ? [`${hit.agent}:${hit.names}:${hit.value}`] : []));
 }
 
+/** `NAME=value`, and for a user rule the file it came from, so a person can check the rule too. */
 export function describeHit(hit: MarkerHit): string {
-  return `${hit.name}=${hit.value.slice(0, 80)}`;
+  const source = hit.source === undefined ? '' : ` (rule ${hit.source})`;
+  return `${hit.name}=${hit.value.slice(0, 80)}${source}`;
 }
 
 /** A member's role; `subagent` and `dev-server` are decided by the caller's evidence. */

@@ -1,12 +1,14 @@
 /**
  * Agent rules, compiled: the built-in file plus users' files in `<state dir>/agent-rules/*.json`.
  * A user file that does not parse or validate is reported in `problems` and skipped; the others
- * still load. A user rule with a built-in agent's id adds to that agent's evidence.
+ * still load, and so is a file with a rule too broad to be evidence (rule-breadth.ts). A user rule
+ * with a built-in agent's id adds to that agent's evidence.
  */
 import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
+import { ruleBreadthProblems } from './rule-breadth.js';
 import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
 
 /** A rules file larger than this is refused unread: rules are a few KiB. */
@@ -24,6 +26,8 @@ export interface ArgvPattern {
 export interface MarkerRule {
   readonly agent: string;
   readonly name: string;
+  /** The user rules file it came from (absent: the built-in rules), named in every find it makes. */
+  readonly source?: string;
   readonly value?: RegExp;
   readonly names?: 'session' | 'root-pid';
 }
@@ -64,11 +68,15 @@ function compileShape(shape: { argv0?: string; argv1?: string; commandLine?: str
   };
 }
 
-/** Merges validated files into one rule set (later files add to agents of the same id). */
-export function compileRules(files: readonly RulesFile[]): AgentRules {
+/**
+ * Merges validated files into one rule set (later files add to agents of the same id).
+ * `sources[i]` names the file `files[i]` came from (absent for the built-in rules).
+ */
+export function compileRules(files: readonly RulesFile[], sources: readonly (string | undefined)[] = []): AgentRules {
   const agents = new Map<string, { id: string; name: string; roots: ArgvPattern[]; markers: MarkerRule[] }>();
   const roles: RoleRule[] = [];
-  for (const file of files) {
+  for (const [index, file] of files.entries()) {
+    const source = sources[index];
     for (const input of file.agents) {
       const agent = agents.get(input.id) ?? { id: input.id, name: input.name, roots: [], markers: [] };
       agent.roots.push(...input.roots.map(compileShape));
@@ -76,6 +84,7 @@ export function compileRules(files: readonly RulesFile[]): AgentRules {
         ...input.markers.map((marker) => ({
           agent: input.id,
           name: marker.name,
+          ...(source !== undefined ? { source } : {}),
           ...(marker.value !== undefined ? { value: new RegExp(marker.value) } : {}),
           ...(marker.names !== undefined ? { names: marker.names } : {}),
         })),
@@ -124,7 +133,18 @@ function readRulesFile(file: string): string {
   }
 }
 
-function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
+/** What the breadth check (rule-breadth.ts) may compare user rules against beyond its built-in lists. */
+export interface LoadRulesOptions {
+  /** The live table's argv; called only when there are user files to check. */
+  readonly liveArgvs?: () => readonly (readonly string[])[];
+}
+
+interface UserFile {
+  readonly path: string;
+  readonly rules: RulesFile;
+}
+
+function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRulesOptions): UserFile[] {
   let names: string[];
   try {
     // Rules decide what counts as agent evidence: a directory another user could write is not read.
@@ -140,11 +160,16 @@ function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
     problems.push({ file: dir, message: `${names.length} files; only the first ${MAX_USER_RULE_FILES} are read` });
     names = names.slice(0, MAX_USER_RULE_FILES);
   }
-  const files: RulesFile[] = [];
+  const files: UserFile[] = [];
+  const liveArgvs = names.length > 0 ? (options.liveArgvs?.() ?? []) : [];
   for (const name of names) {
     const file = join(dir, name);
     try {
-      files.push(parseRulesText(readRulesFile(file)));
+      const parsed = parseRulesText(readRulesFile(file));
+      const tooBroad = ruleBreadthProblems(parsed, liveArgvs);
+      // The whole file goes: one rule that makes every process an agent's puts the rest in doubt.
+      if (tooBroad.length > 0) throw new Error(tooBroad.join('; '));
+      files.push({ path: file, rules: parsed });
     } catch (error) {
       problems.push({ file, message: `skipped: ${error instanceof Error ? error.message : String(error)}` });
     }
@@ -153,8 +178,9 @@ function readUserFiles(dir: string, problems: RulesProblem[]): RulesFile[] {
 }
 
 /** The built-in rules plus every valid user file under `<stateRoot>/agent-rules/`. */
-export function loadAgentRules(stateRoot: string): LoadedRules {
+export function loadAgentRules(stateRoot: string, options: LoadRulesOptions = {}): LoadedRules {
   const problems: RulesProblem[] = [];
-  const files = [builtinRulesFile(), ...readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems)];
-  return { rules: compileRules(files), problems };
+  const user = readUserFiles(join(stateRoot, AGENT_RULES_DIR), problems, options);
+  const files = [builtinRulesFile(), ...user.map((file) => file.rules)];
+  return { rules: compileRules(files, [undefined, ...user.map((file) => file.path)]), problems };
 }

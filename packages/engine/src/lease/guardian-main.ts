@@ -67,7 +67,8 @@ const guardian = createGuardian(config, {
   paths,
   self,
   containment,
-  startRun,
+  // The holder sends each run's whole environment (open-lease.ts): nothing of ours goes under it.
+  startRun: (spec) => startRun(spec, { baseEnvironment: {} }),
   killTree,
   readTable: readProcTable,
   readCookies: readRunCookies,

@@ -33,6 +33,11 @@ export interface SweepInput {
   readonly runs: readonly { readonly run: Run; readonly info: LeaseRunInfo }[];
   readonly reason: 'released' | 'holder_died';
   readonly deps: GuardianDeps;
+  /**
+   * Trees of runs kept past the lease's end (`keepAfterLease`): their identities, root and owned
+   * members. They and their descendants are spared like kept descendants are.
+   */
+  readonly keptTrees?: readonly ProcessIdentity[];
   rootPids(): Set<number>;
 }
 
@@ -55,7 +60,7 @@ function findMembers(input: SweepInput): MemberMatch[] | null {
     leaseIds: new Set([input.lease]),
     adopterPids: new Set([deps.self.pid]),
     excludePids: new Set([deps.self.pid]),
-    kept: input.runs.flatMap(({ info }) => info.kept ?? []),
+    kept: [...input.runs.flatMap(({ info }) => info.kept ?? []), ...(input.keptTrees ?? [])],
     readCookies: deps.readCookies,
   });
 }

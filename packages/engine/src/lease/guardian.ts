@@ -3,10 +3,11 @@ import { recordRunEnd, recordRunStart } from '../ledger/record-run.js';
 import type { LedgerActor } from '../ledger/records.js';
 import type { Run, RunSpec } from '../run/types.js';
 import { normalizeTimeout } from '../run/validate.js';
+import { withDeadline } from '../runtime/wait.js';
 import { createRunDir } from '../state/state-dir.js';
 import { isZombie, type ProcessIdentity } from '../table/types.js';
 import type { GuardianDeps } from './guardian-deps.js';
-import { type EndSummary, sweepLease } from './guardian-sweep.js';
+import { type EndSummary, RUNS_END_WAIT_MS, sweepLease } from './guardian-sweep.js';
 import type { GuardianConfig, HolderMessage } from './protocol.js';
 import { type LeaseFile, type LeaseRunInfo, writeLeaseFile } from './registry.js';
 
@@ -23,7 +24,12 @@ export interface Guardian {
 interface HostedRun {
   readonly run: Run;
   info: LeaseRunInfo;
+  /** The owned tree as last observed (the root until the first observation). */
+  members: readonly ProcessIdentity[];
 }
+
+/** Beyond a kept run's own deadline, how long its tree kill may take before the guardian ends it itself. */
+export const KEPT_RUN_END_MARGIN_MS = RUNS_END_WAIT_MS;
 
 export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guardian {
   const actor: LedgerActor = { role: 'guardian', pid: deps.self.pid, startTime: deps.self.startTime };
@@ -84,12 +90,18 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
       deps.send({ t: 'failed', runId, error: error instanceof Error ? error.message : String(error) });
       return;
     }
-    const hosted: HostedRun = { run, info: runInfo(runId, runDir, requested, run.identity, startedAtMs) };
+    const hosted: HostedRun = {
+      run,
+      info: runInfo(runId, runDir, requested, run.identity, startedAtMs),
+      members: run.identity === null ? [] : [run.identity],
+    };
     runs.set(runId, hosted);
     if (run.identity !== null) deps.containment.adopt(run.identity.pid);
     run.subscribe((event) => {
-      if (event.type === 'spawned')
+      if (event.type === 'spawned') {
         hosted.info = { ...hosted.info, pid: event.identity.pid, startTime: event.identity.startTime };
+        hosted.members = [event.identity];
+      } else if (event.type === 'members') hosted.members = event.members;
       deps.send({ t: 'event', runId, event });
     });
     saveLease();
@@ -151,24 +163,44 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
     },
     async end(reason) {
       ending = true;
-      const summary = await sweepLease({ lease: lease.id, runs: [...runs.values()], reason, deps, rootPids });
-      const now = new Date().toISOString();
-      saveLease(
-        reason === 'released'
-          ? { releasedAt: now, endedAt: now, endReason: reason }
-          : { endedAt: now, endReason: reason },
-      );
+      const hosted = [...runs.values()];
+      const kept = hosted.filter(({ run, info }) => info.keepAfterLease === true && run.phase !== 'ended');
+      const others = hosted.filter((entry) => !kept.includes(entry));
+      const keptTrees = kept.flatMap((entry) => entry.members);
+      const summary = await sweepLease({ lease: lease.id, runs: others, keptTrees, reason, deps, rootPids });
       record({
         kind: 'lease_end',
         leaseId: lease.id,
         reason,
         runsEnded: summary.runsEnded,
         survivors: summary.survivors,
+        ...(kept.length > 0 ? { runsKept: kept.map(({ info }) => info.runId) } : {}),
       });
+      // The lease file says "ended" only once nothing of it runs any more: until then the app shows
+      // a live guardian supervising the kept runs, which is the truth.
+      if (kept.length > 0) await outliveKeptRuns(kept, reason);
+      const now = new Date().toISOString();
+      saveLease(
+        reason === 'released'
+          ? { releasedAt: now, endedAt: now, endReason: reason }
+          : { endedAt: now, endReason: reason },
+      );
       return summary;
     },
     leaseFile: () => lease,
   };
+
+  /** Waits for the kept runs to end on their own (their deadlines bound it); past that, ends them. */
+  async function outliveKeptRuns(kept: readonly HostedRun[], reason: 'released' | 'holder_died'): Promise<void> {
+    deps.log?.(`lease ended (${reason}); supervising ${kept.length} kept run(s) until they end`);
+    const deadlines = kept.map(({ info }) => Date.parse(info.deadlineAt ?? '') || Date.now());
+    const waitMs = Math.max(0, Math.max(...deadlines) - Date.now()) + KEPT_RUN_END_MARGIN_MS;
+    const ended = await withDeadline(Promise.all(kept.map(({ run }) => run.outcome)), waitMs, 'the kept runs').then(
+      () => true,
+      () => false,
+    );
+    if (!ended) await sweepLease({ lease: lease.id, runs: kept, reason, deps, rootPids });
+  }
 }
 
 function runInfo(
@@ -189,5 +221,6 @@ function runInfo(
     startedAt: new Date(startedAtMs).toISOString(),
     timeoutSeconds,
     deadlineAt: new Date(startedAtMs + timeoutSeconds * 1000).toISOString(),
+    ...(spec.keepAfterLease === true ? { keepAfterLease: true } : {}),
   };
 }

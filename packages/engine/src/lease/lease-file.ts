@@ -34,6 +34,8 @@ const leaseRunSchema = z.looseObject({
   classification: z.enum(CLASSIFICATIONS).optional(),
   /** Descendants the run kept on purpose (`keepDescendants`): released from the lease. */
   kept: z.array(identitySchema).readonly().optional(),
+  /** Started with `keepAfterLease`: supervised past the lease's end, until it ends. */
+  keepAfterLease: z.boolean().optional(),
 });
 
 export const leaseFileSchema = z.looseObject({

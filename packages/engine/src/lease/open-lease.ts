@@ -5,12 +5,14 @@
  * the guardian's children, not ours. Release writes the release token, closes the pipe and
  * waits (bounded) for the guardian to end the runs and exit.
  */
+
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Run, RunSpec } from '../run/types.js';
 import { validateRunSpec } from '../run/validate.js';
+import { copyEnvironment } from '../runtime/environment.js';
 import { ensureStateDir, resolveStateDir, statePaths } from '../state/state-dir.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import type { ProcessIdentity } from '../table/types.js';
@@ -241,11 +243,13 @@ function sendQuietly(child: ChildProcess, message: HolderMessage): void {
   if (child.connected) child.send(message, (error) => error && undefined);
 }
 
-/** The holder's environment now: runs get what a locally spawned run would get. */
+/**
+ * The holder's environment now: runs get what a locally spawned run would get. Quadratic in
+ * Node for a huge environment (runtime/environment.ts); a holder that never changes its own
+ * environment passes `readStartEnvironment()` as `environment` instead (the CLI does).
+ */
 function currentEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
+  return copyEnvironment(process.env);
 }
 
 function releaseLease(

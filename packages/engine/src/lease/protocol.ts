@@ -62,6 +62,7 @@ const runSpecSchema = z.looseObject({
   runId: safeId.optional(),
   leaseId: safeId.optional(),
   keepDescendants: z.boolean().optional(),
+  keepAfterLease: z.boolean().optional(),
   output: z.enum(['inherit', 'capture', 'tee']).optional(),
 });
 

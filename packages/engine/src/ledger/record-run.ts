@@ -43,6 +43,7 @@ export function recordRunStart(
           }
         : {}),
       ...(run.cgroup != null ? { cgroup: run.cgroup.path } : {}),
+      ...(spec.keepAfterLease === true ? { keepAfterLease: true } : {}),
     },
     actor,
   );

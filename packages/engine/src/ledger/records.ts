@@ -42,6 +42,11 @@ export interface LeaseEndRecord extends RecordBase {
   readonly reason: 'released' | 'holder_died';
   readonly runsEnded: readonly string[];
   readonly survivors: readonly ProcessIdentity[];
+  /**
+   * Runs started with `keepAfterLease`: not ended with the lease; its guardian supervises them
+   * until they end (their own run_end records follow).
+   */
+  readonly runsKept?: readonly string[];
 }
 
 export interface RunStartRecord extends RecordBase {
@@ -64,6 +69,8 @@ export interface RunStartRecord extends RecordBase {
   readonly limitMethods?: LimitMethods;
   /** The run's own cgroup v2 directory, when it had one. */
   readonly cgroup?: string;
+  /** Started with `keepAfterLease`: the lease's end does not end it. */
+  readonly keepAfterLease?: boolean;
 }
 
 export interface RunEndRecord extends RecordBase {

@@ -57,6 +57,7 @@ const leaseEnd = z.looseObject({
   reason: z.enum(['released', 'holder_died']),
   runsEnded: z.array(z.string()),
   survivors: identities,
+  runsKept: z.array(z.string()).optional(),
 });
 
 const runStart = z.looseObject({
@@ -76,6 +77,7 @@ const runStart = z.looseObject({
   limitEnforcement: limitEnforcementSchema.optional(),
   limitMethods: limitMethodsSchema.optional(),
   cgroup: cgroupPathSchema.optional(),
+  keepAfterLease: z.boolean().optional(),
 });
 
 const runEnd = z.looseObject({

@@ -34,6 +34,12 @@ export {
   readListeningSockets,
 } from './linux-ports.js';
 export {
+  formatExpectedIdentities,
+  type PinnedPlan,
+  parseExpectedIdentity,
+  pinFreePortPlan,
+} from './pin-plan.js';
+export {
   assertPort,
   type FreePortOptions,
   type FreePortPlan,

@@ -85,7 +85,12 @@ function isExecutable(path: string): boolean {
 }
 
 /** With `cgroup`, the worker is started through the shim that enters it first (cgroup.ts). */
-export function launchWorker(spec: RunSpec, cookies: LaunchCookies, cgroup?: RunCgroup): LaunchResult {
+export function launchWorker(
+  spec: RunSpec,
+  cookies: LaunchCookies,
+  cgroup?: RunCgroup,
+  baseEnvironment: Readonly<Record<string, string | undefined>> = process.env,
+): LaunchResult {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     const failure: LaunchFailure = {
       classification: 'launch_failure',
@@ -93,7 +98,7 @@ export function launchWorker(spec: RunSpec, cookies: LaunchCookies, cgroup?: Run
     };
     return { kind: 'failed', failure: Promise.resolve(failure) };
   }
-  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId };
+  const env = { ...baseEnvironment, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId };
   const preflight = cgroup === undefined ? null : preflightShimmed(spec, env);
   if (preflight !== null) return { kind: 'failed', failure: Promise.resolve(preflight) };
   const [command, args] =

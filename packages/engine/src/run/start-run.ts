@@ -52,6 +52,12 @@ export interface RunDeps {
   readonly now?: () => number;
   /** Where `cgroup: true` looks for a parent (default: probeCgroup). Injected only to stage "none here". */
   readonly probeCgroup?: () => CgroupProbe;
+  /**
+   * The environment the spec's `env` goes on top of (default: this process's). The guardian
+   * passes `{}`: its holder already sent the whole environment in the spec, and copying the
+   * guardian's own `process.env` is quadratic in its size (runtime/environment.ts).
+   */
+  readonly baseEnvironment?: Readonly<Record<string, string>>;
 }
 
 interface EndFacts {
@@ -185,7 +191,12 @@ class RunSupervisor implements Run {
   }
 
   private launch(timeoutMs: number): void {
-    const launched = launchWorker(this.spec, { runId: this.id, leaseId: this.leaseId }, this.cgroup ?? undefined);
+    const launched = launchWorker(
+      this.spec,
+      { runId: this.id, leaseId: this.leaseId },
+      this.cgroup ?? undefined,
+      this.deps.baseEnvironment,
+    );
     if (launched.kind === 'failed') {
       void launched.failure.then((failure) =>
         this.finish({ classification: failure.classification, error: failure.error }),

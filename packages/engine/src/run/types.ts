@@ -35,6 +35,12 @@ export interface RunSpec {
   /** Leave descendants alive after the root exits (default: end them, report as leftovers). */
   readonly keepDescendants?: boolean;
   /**
+   * Leased runs only: when the lease ends (released, or its holder died) this run is not ended
+   * with the others; the guardian keeps supervising it (its timeout and limits still hold) and
+   * exits once it ended. The lease's `lease_end` record lists it in `runsKept`.
+   */
+  readonly keepAfterLease?: boolean;
+  /**
    * `inherit`: stdin/stdout/stderr are the caller's (no tails, so classification is by exit only);
    * `capture`: bounded tails only, stdin ignored; `tee`: stdout/stderr are forwarded to the
    * caller's and tails are kept, so stderr can still be classified. Default `capture`.

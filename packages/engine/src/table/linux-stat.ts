@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 
 /** Large enough for any stat line (52 numeric fields + a 64-byte comm) and most `children` lists. */
 const READ_BUFFER_BYTES = 16 * 1024;
@@ -100,16 +101,46 @@ export function listPids(): number[] {
 let clockTicksPerSecond: number | undefined;
 let bootTimeMs: number | undefined;
 
-/** `sysconf(_SC_CLK_TCK)`; 100 on every mainstream Linux, asked once in case it is not. */
+/** `AT_CLKTCK` in the aux vector: the kernel's answer to `sysconf(_SC_CLK_TCK)`. */
+const AT_CLKTCK = 17n;
+
+/**
+ * `sysconf(_SC_CLK_TCK)` as the kernel handed it to this process (/proc/self/auxv), asked once;
+ * 100 on every mainstream Linux. Not a `getconf` child: spawning one copies this process's
+ * environment through `process.env`, quadratic in its size (seconds at 20,000 variables).
+ */
 export function clockTicks(): number {
-  if (clockTicksPerSecond === undefined) {
-    try {
-      clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicksPerSecond = 100;
-    }
-  }
+  clockTicksPerSecond ??= readAuxClockTicks() ?? askGetconf() ?? 100;
   return clockTicksPerSecond;
+}
+
+/** `(type, value)` words of the aux vector, native size and byte order; null where unreadable. */
+export function readAuxClockTicks(auxv: Buffer | null = readProcBytes('/proc/self/auxv')): number | null {
+  if (auxv === null) return null;
+  const word = process.arch.endsWith('64') ? 8 : 4;
+  const little = endianness() === 'LE';
+  const read = (offset: number): bigint =>
+    word === 8
+      ? little
+        ? auxv.readBigUInt64LE(offset)
+        : auxv.readBigUInt64BE(offset)
+      : BigInt(little ? auxv.readUInt32LE(offset) : auxv.readUInt32BE(offset));
+  for (let offset = 0; offset + 2 * word <= auxv.length; offset += 2 * word) {
+    const type = read(offset);
+    if (type === 0n) break;
+    if (type === AT_CLKTCK) return Number(read(offset + word)) || null;
+  }
+  return null;
+}
+
+function askGetconf(): number | null {
+  try {
+    // A minimal environment: getconf needs only PATH, and a copy of process.env is quadratic.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8', env }).trim()) || null;
+  } catch {
+    return null;
+  }
 }
 
 export function bootTime(): number {

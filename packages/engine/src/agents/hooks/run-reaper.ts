@@ -11,8 +11,8 @@ import { readProcTable } from '../../table/linux-proc.js';
 import { identityKey, type ProcessTable } from '../../table/types.js';
 import { cleanAgentLeaks } from '../clean-leaks.js';
 import { createMarkerReader } from '../environ.js';
+import type { AgentLeak } from '../find-leaks.js';
 import { isRootGone } from '../leak-judge.js';
-import { currentUid } from '../observe.js';
 import { loadAgentRules } from '../rules.js';
 import { readSession, readSessions } from '../session-store.js';
 import { type HookCleanup, STORE_ID_PATTERN, type StoredSession } from '../store-schema.js';
@@ -22,8 +22,12 @@ import { waitForExit } from './wait-exit.js';
 
 /** How long the reaper waits for the agent to exit after its SessionEnd hook. */
 export const REAPER_AGENT_EXIT_TIMEOUT_MS = 30_000;
-/** SIGTERM to SIGKILL for leftovers: short, so they are gone within the 3 s the issue asks. */
-export const REAPER_GRACE_MS = 1500;
+/**
+ * SIGTERM to SIGKILL for leftovers. The tree kill signals only the top of each leftover tree
+ * gracefully, so its children wait out the whole grace: short, so they are gone within the 3 s
+ * the issue asks (the bench shows the split).
+ */
+export const REAPER_GRACE_MS = 1000;
 /** The ledger's reason for the reaper's kills. */
 export const REAPER_LEDGER_REASON = 'agent_session_end';
 
@@ -57,7 +61,28 @@ function liveRootsOf(stateRoot: string, table: ProcessTable, except: string): Se
   return roots;
 }
 
+/** The leak cut into one leak per top-most process (a process whose parent is not in the leak) and its subtree. */
+function splitBySubtree(leak: AgentLeak): AgentLeak[] {
+  const byPid = new Map(leak.processes.map((process) => [process.entry.pid, process]));
+  const topOf = (pid: number): number => {
+    let current = pid;
+    for (let hops = 0; hops < byPid.size; hops += 1) {
+      const parent = byPid.get(current)?.entry.ppid;
+      if (parent === undefined || !byPid.has(parent)) break;
+      current = parent;
+    }
+    return current;
+  };
+  const parts = new Map<number, AgentLeak['processes'][number][]>();
+  for (const process of leak.processes) {
+    const top = topOf(process.entry.pid);
+    parts.set(top, [...(parts.get(top) ?? []), process]);
+  }
+  return [...parts.values()].map((processes) => ({ ...leak, processes }));
+}
+
 async function endLeftovers(config: ReaperConfig, session: StoredSession, now: number): Promise<HookCleanup> {
+  const startedAt = performance.now();
   const { rules } = loadAgentRules(config.stateRoot);
   const envKey = session.hook?.envKey ?? null;
   if (envKey === null) return note(now, `${session.agent} puts no session id on its children: nothing to follow`);
@@ -69,16 +94,17 @@ async function endLeftovers(config: ReaperConfig, session: StoredSession, now: n
     readMarkers: createMarkerReader(new Set([...rules.markersByName.keys(), envKey])),
     exclude: new Set([process.pid, ...ancestorPids(), ...config.chain]),
     liveRoots: liveRootsOf(config.stateRoot, table, session.id),
-    uid: currentUid(),
+    ...(typeof process.getuid === 'function' ? { uid: process.getuid() } : {}),
     now,
   });
   if (leak === null) return note(now, 'nothing carried the session id');
-  const [cleaned] = await cleanAgentLeaks([leak], {
-    ledgerFile: config.ledgerFile,
-    graceMs: REAPER_GRACE_MS,
-    reason: REAPER_LEDGER_REASON,
-  });
-  const processes = cleaned?.processes ?? [];
+  // One clean-up per leftover subtree, side by side: their graces and death polls overlap
+  // instead of adding up (each still re-reads the table and refuses a changed subtree whole).
+  const options = { ledgerFile: config.ledgerFile, graceMs: REAPER_GRACE_MS, reason: REAPER_LEDGER_REASON };
+  const foundAt = performance.now();
+  const cleaned = await Promise.all(splitBySubtree(leak).map((part) => cleanAgentLeaks([part], options)));
+  const timing = `found in ${Math.round(foundAt - startedAt)} ms, ended in ${Math.round(performance.now() - foundAt)} ms`;
+  const processes = cleaned.flat().flatMap((entry) => entry.processes);
   const ended = processes.filter((p) => p.result === 'killed' || p.result === 'already_gone');
   const survivors = processes.filter((p) => !ended.includes(p));
   const strip = ({ pid, startTime }: { pid: number; startTime: string }) => ({ pid, startTime });
@@ -86,12 +112,14 @@ async function endLeftovers(config: ReaperConfig, session: StoredSession, now: n
     atMs: Date.now(),
     ended: ended.map(strip),
     survivors: survivors.map(strip),
-    note: `ended ${ended.length}${survivors.length > 0 ? `, ${survivors.length} survived or were refused` : ''}`,
+    note: `ended ${ended.length}${survivors.length > 0 ? `, ${survivors.length} survived or were refused` : ''} (${timing})`,
   };
 }
 
 /** Runs one reaper to its end; resolves with the record as closed (null: no record to close). */
 export async function runReaper(config: ReaperConfig): Promise<StoredSession | null> {
+  // Since this process started (node start-up and imports included): what the wait began with.
+  const readyMs = Math.round(performance.now());
   const exited = await waitForExit(config.root, config.exitTimeoutMs ?? REAPER_AGENT_EXIT_TIMEOUT_MS);
   const now = Date.now();
   const session = readSession(config.stateRoot, config.recordId);
@@ -105,6 +133,7 @@ export async function runReaper(config: ReaperConfig): Promise<StoredSession | n
   let cleanup: HookCleanup;
   try {
     cleanup = await endLeftovers(config, session, now);
+    cleanup = { ...cleanup, note: `${cleanup.note}; reaper ready ${readyMs} ms after its start` };
   } catch (error) {
     cleanup = note(Date.now(), `clean-up failed: ${error instanceof Error ? error.message : String(error)}`);
   }

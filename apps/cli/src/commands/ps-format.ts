@@ -1,0 +1,75 @@
+/**
+ * `treewarden ps` as text, for people: START as wall-clock time (local), the identity's start
+ * (what `kill --start` takes) as TICKS, and on a terminal each line cut to its width with `…`
+ * (`--wide` keeps whole lines). Piped output is never cut: a script reading it gets every argument.
+ */
+
+/** The fields the table shows (the protocol's process node carries them all). */
+export interface PsTextRow {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+  readonly sid: number;
+  readonly state: string;
+  readonly uid: number;
+  readonly startTime: string;
+  readonly startedAtMs: number;
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export const PS_HEADER = ['PID', 'PPID', 'PGID', 'SID', 'S', 'UID', 'START', 'TICKS', 'COMMAND'] as const;
+const ELLIPSIS = '…';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Local wall-clock start: `HH:MM:SS` today, `Mon DD HH:MM` earlier this year, `YYYY-MM-DD` before
+ * that; `?` when the platform gave no start time (0).
+ */
+export function formatStart(startedAtMs: number, now: Date = new Date()): string {
+  if (!(startedAtMs > 0)) return '?';
+  const at = new Date(startedAtMs);
+  const sameYear = at.getFullYear() === now.getFullYear();
+  if (sameYear && at.getMonth() === now.getMonth() && at.getDate() === now.getDate())
+    return `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+  if (sameYear) return `${MONTHS[at.getMonth()]} ${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
+}
+
+/** `line` cut to `width` characters (code points, so no surrogate pair is split), ending in `…`. */
+export function fitLine(line: string, width: number): string {
+  const chars = Array.from(line);
+  if (chars.length <= width) return line;
+  return `${chars.slice(0, Math.max(0, width - 1)).join('')}${ELLIPSIS}`;
+}
+
+/** How wide each line may be: a terminal's columns, or null (no cut) for pipes, files and `--wide`. */
+export interface PsTextOptions {
+  readonly width: number | null;
+  readonly now?: Date;
+}
+
+export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[], options: PsTextOptions): string {
+  const cells = rows.map(({ row, depth }) => [
+    String(row.pid),
+    String(row.ppid),
+    String(row.pgid),
+    String(row.sid),
+    row.state,
+    String(row.uid),
+    formatStart(row.startedAtMs, options.now),
+    row.startTime,
+    '  '.repeat(depth) + (row.args.length > 0 ? row.args.join(' ') : `[${row.command}]`),
+  ]);
+  const widths = PS_HEADER.map((title, column) =>
+    Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
+  );
+  const last = PS_HEADER.length - 1;
+  const format = (line: readonly string[]) => {
+    const text = line.map((cell, column) => (column === last ? cell : cell.padStart(widths[column] ?? 0))).join(' ');
+    return options.width === null ? text : fitLine(text, options.width);
+  };
+  return `${[format(PS_HEADER), ...cells.map(format)].join('\n')}\n`;
+}

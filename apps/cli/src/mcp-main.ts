@@ -1,0 +1,31 @@
+/**
+ * `treewarden mcp`'s own entry (main.ts picks it for `mcp`): an MCP server stays up for a whole
+ * agent session, so it loads only what it uses, not every command's modules (the host, the
+ * scenarios, the WebSocket server). Same exit statuses and error handling as cli.ts.
+ */
+import { isStateDirError } from '@treewarden/engine';
+import { writeOut } from './args.js';
+import { UsageError } from './commands/command.js';
+import { mcpCommand } from './commands/mcp.js';
+import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+
+export async function runMcp(argv: readonly string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    await writeOut(process.stdout, `usage: ${mcpCommand.usage}\n`);
+    return 0;
+  }
+  // A vanished client must not crash the server with EPIPE; the session's end is handled in mcp.ts.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+  try {
+    return await mcpCommand.main(argv);
+  } catch (error) {
+    if (error instanceof UsageError || isStateDirError(error)) {
+      await writeOut(process.stderr, `treewarden mcp: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await writeOut(process.stderr, `treewarden mcp: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+}

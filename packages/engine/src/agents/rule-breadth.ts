@@ -1,0 +1,143 @@
+/**
+ * Rules too broad to be evidence. A user rule whose marker every process carries (`PATH`) or
+ * whose argv shape matches most processes (`.*`) would make every process an agent's: `orphans
+ * --clean --all` would then end innocent processes. Such a file is refused whole, with a message
+ * naming the file, the agent and the rule, before any of it is compiled. Checked against the
+ * variables every environment has and against argv shapes every machine runs, and, when the
+ * caller has one, against the live table's argv.
+ */
+import type { RulesFile } from './rule-schema.js';
+
+/** Variables (nearly) every process has, or inherits from a login: never an agent's mark. */
+export const UNIVERSAL_ENV_KEYS: ReadonlySet<string> = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TERM',
+  'PWD',
+  'OLDPWD',
+  'SHLVL',
+  'HOSTNAME',
+  'TMPDIR',
+  'TZ',
+  'MAIL',
+  '_',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XDG_RUNTIME_DIR',
+  'XDG_SESSION_ID',
+  'XDG_SESSION_TYPE',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_STATE_HOME',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'SSH_AUTH_SOCK',
+  'SSH_CONNECTION',
+  'SSH_CLIENT',
+  'SSH_TTY',
+  'EDITOR',
+  'VISUAL',
+  'PAGER',
+  'LS_COLORS',
+  'COLORTERM',
+  'TERM_PROGRAM',
+  'NODE_OPTIONS',
+  'INVOCATION_ID',
+  'JOURNAL_STREAM',
+]);
+
+/** Argv of processes any machine runs: a root shape matching most of them is no agent's shape. */
+export const COMMON_ARGVS: readonly (readonly string[])[] = [
+  ['/sbin/init'],
+  ['/lib/systemd/systemd', '--user'],
+  ['/usr/lib/systemd/systemd-journald'],
+  ['/usr/bin/dbus-daemon', '--session', '--address=systemd:'],
+  ['sshd: alice@pts/0'],
+  ['-bash'],
+  ['bash'],
+  ['/bin/zsh', '-l'],
+  ['/bin/sh', '-c', 'make test'],
+  ['sleep', '60'],
+  ['tmux', 'new', '-s', 'work'],
+  ['vim', 'notes.txt'],
+  ['git', 'status'],
+  ['node', 'server.js'],
+  ['npm', 'run', 'dev'],
+  ['python3', 'manage.py', 'runserver'],
+  ['/usr/bin/containerd'],
+  ['/usr/lib/firefox/firefox', '-contentproc'],
+  ['cron', '-f'],
+  ['less', 'README.md'],
+];
+
+/** A shape matching more than this share of a set of argv is too broad. */
+export const MAX_MATCHED_SHARE = 0.5;
+/** The live table counts only when it has at least this many processes (a share of 3 means little). */
+export const MIN_LIVE_PROCESSES = 20;
+
+interface Shape {
+  readonly argv0?: string;
+  readonly argv1?: string;
+  readonly commandLine?: string;
+}
+
+function compiledMatcher(shape: Shape): (args: readonly string[]) => boolean {
+  const argv0 = shape.argv0 === undefined ? null : new RegExp(shape.argv0);
+  const argv1 = shape.argv1 === undefined ? null : new RegExp(shape.argv1);
+  const line = shape.commandLine === undefined ? null : new RegExp(shape.commandLine);
+  return (args) =>
+    (argv0 === null || argv0.test(args[0] ?? '')) &&
+    (argv1 === null || argv1.test(args[1] ?? '')) &&
+    (line === null || line.test(args.join(' ')));
+}
+
+function describeShape(shape: Shape): string {
+  return Object.entries(shape)
+    .filter(([key]) => key !== 'evidence')
+    .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
+    .join(', ');
+}
+
+function shapeProblem(shape: Shape, liveArgvs: readonly (readonly string[])[]): string | null {
+  const matches = compiledMatcher(shape);
+  // Every present pattern matching the empty string: the shape asks nothing of the argv.
+  if (matches(['', ''])) return 'matches an empty argv, so it matches every process';
+  const common = COMMON_ARGVS.filter(matches).length;
+  if (common > COMMON_ARGVS.length * MAX_MATCHED_SHARE)
+    return `matches ${common} of ${COMMON_ARGVS.length} ordinary command lines (init, shells, sleep, git, node, …)`;
+  if (liveArgvs.length >= MIN_LIVE_PROCESSES) {
+    const live = liveArgvs.filter(matches).length;
+    if (live > liveArgvs.length * MAX_MATCHED_SHARE) return `matches ${live} of the ${liveArgvs.length} live processes`;
+  }
+  return null;
+}
+
+/**
+ * Why this file's rules are too broad to be evidence (empty when they are not): one line per
+ * rule, naming the agent and the rule. Role rules only label members, never make one, so they
+ * are not checked.
+ */
+export function ruleBreadthProblems(file: RulesFile, liveArgvs: readonly (readonly string[])[] = []): string[] {
+  const problems: string[] = [];
+  for (const agent of file.agents) {
+    agent.roots.forEach((shape, index) => {
+      const why = shapeProblem(shape, liveArgvs);
+      if (why !== null)
+        problems.push(`agent "${agent.id}" roots[${index}] (${describeShape(shape)}) is too broad: it ${why}`);
+    });
+    agent.markers.forEach((marker, index) => {
+      if (UNIVERSAL_ENV_KEYS.has(marker.name))
+        problems.push(
+          `agent "${agent.id}" markers[${index}] (name "${marker.name}") is too broad: nearly every process has ${marker.name} in its environment; a marker must be a variable the agent puts on its own children (e.g. CLAUDECODE)`,
+        );
+    });
+  }
+  return problems;
+}
