@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { runAgentBench } from './agent-bench.js';
+import { runAlertsBench } from './alerts-bench.js';
 import { runEnvBench } from './env-bench.js';
 import { runHooksBench } from './hooks-bench.js';
 import { runKillBench } from './kill-bench.js';
@@ -26,12 +27,13 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   limits: ['Limits', runLimitsBench],
   ports: ['Ports', runPortBench],
   agents: ['Agent sessions', runAgentBench],
+  alerts: ['Session alerts', runAlertsBench],
   mcp: ['MCP server', runMcpBench],
   env: ['Run start-up and the environment', runEnvBench],
   hooks: ['Session hooks', runHooksBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, mcp, env, hooks); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, alerts, mcp, env, hooks); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));

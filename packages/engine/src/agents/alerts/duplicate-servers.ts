@@ -17,10 +17,10 @@ function isServer(session: JudgedSession, pid: number): boolean {
 }
 
 /** The agent process that reads the set: the root, or the nearest subagent above it. */
-function ownerOf(session: JudgedSession, entry: ProcessEntry): string {
+function ownerOf(session: JudgedSession, entry: ProcessEntry, rootKey: string): string {
   let pid = entry.ppid;
   for (let depth = 0; depth < MAX_ANCESTRY_DEPTH; depth += 1) {
-    if (pid === session.root.pid) return identityKey(session.root);
+    if (pid === session.root.pid) return rootKey;
     const member = session.byPid.get(pid);
     if (member === undefined) return ADOPTED;
     if (member.role === 'subagent') return identityKey(member.entry);
@@ -37,9 +37,10 @@ function ownerWords(session: JudgedSession, owner: string): string {
 
 export function duplicateServers(session: JudgedSession): AlertDraft[] {
   const groups = new Map<string, { owner: string; roots: ProcessEntry[] }>();
+  const rootKey = identityKey(session.root);
   for (const { entry, role } of session.members) {
     if (role !== 'mcp-server' || isServer(session, entry.ppid)) continue;
-    const owner = ownerOf(session, entry);
+    const owner = ownerOf(session, entry, rootKey);
     const key = `${owner}\u0000${entry.args.join('\u0000')}`;
     const group = groups.get(key) ?? { owner, roots: [] };
     group.roots.push(entry);

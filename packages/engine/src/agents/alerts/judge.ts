@@ -5,7 +5,6 @@
  * `judgeSessionAlerts` is pure over its inputs; `createAlertTracker` keeps the samples and when each
  * alert was first raised, and says which were found and cleared since the last tick.
  */
-import { createHash } from 'node:crypto';
 import type { SessionAlert } from '@treewarden/protocol';
 import { ancestorPids } from '../../signal/guards.js';
 import { identityKey, type ProcessEntry, type ProcessTable } from '../../table/types.js';
@@ -16,7 +15,7 @@ import type { AlertConfig } from './config.js';
 import type { AlertDraft } from './draft.js';
 import { duplicateServers } from './duplicate-servers.js';
 import { runawayJobs } from './runaway-job.js';
-import { createSampleHistory, NO_SAMPLES, SAMPLE_SPACING_MS, type SampleHistory } from './samples.js';
+import { createSampleHistory, NO_SAMPLES, SAMPLE_SPACING_MS, type SampleReader } from './samples.js';
 import { type JudgedSession, judgedSession, rootAncestors } from './session-members.js';
 import { staleSubagents } from './stale-subagents.js';
 
@@ -27,7 +26,7 @@ export interface AlertInput {
   readonly remembered: readonly StoredSession[];
   readonly config: AlertConfig;
   /** Usage over time; without it (one-shot commands) only the kernel's own counters are judged. */
-  readonly history?: Pick<SampleHistory, 'samplesOf'>;
+  readonly history?: SampleReader;
   /** Pids never alerted (the observer's tree); the caller's own pid and ancestors are always added. */
   readonly exclude?: ReadonlySet<number>;
   readonly uid?: number;
@@ -45,12 +44,31 @@ export interface JudgedAlert {
   readonly why: string;
 }
 
-/** Hex digits of the identities' digest in an id: collisions among one session's alerts are out of reach. */
-const ID_DIGEST_CHARS = 16;
+/** FNV-1a (32 bits) of one identity: cheap, no allocation beyond the key. */
+function identityHash(entry: ProcessEntry, seed: number): number {
+  const key = `${entry.pid}:${entry.startTime}`;
+  let hash = seed;
+  for (let index = 0; index < key.length; index += 1) hash = Math.imul(hash ^ key.charCodeAt(index), 16_777_619);
+  return hash >>> 0;
+}
 
+const FNV_OFFSET = 2_166_136_261;
+const SECOND_SEED = 0x9e3779b9;
+
+/**
+ * Order-independent digest of the alerted identities (every tick, for every alert: a budget alert
+ * names up to a thousand members, so no sort and no cryptographic hash): the count, the sum of one
+ * hash and the xor of another. Ids only need to differ between one session's alerts of one kind.
+ */
 export function alertId(kind: string, sessionId: string, processes: readonly ProcessEntry[]): string {
-  const keys = processes.map(identityKey).sort().join(',');
-  return `${kind}:${sessionId}:${createHash('sha256').update(keys).digest('hex').slice(0, ID_DIGEST_CHARS)}`;
+  let sum = 0;
+  let xor = 0;
+  for (const entry of processes) {
+    sum = (sum + identityHash(entry, FNV_OFFSET)) >>> 0;
+    xor = (xor ^ identityHash(entry, SECOND_SEED)) >>> 0;
+  }
+  const hex = (value: number) => value.toString(16).padStart(8, '0');
+  return `${kind}:${sessionId}:${processes.length}-${hex(sum)}${hex(xor)}`;
 }
 
 /** Each live session with what it holds now; another live session's root and members are never this one's. */
@@ -64,9 +82,12 @@ export function judgedSessions(input: AlertInput): JudgedSession[] {
   const remembered = new Map(input.remembered.map((session) => [session.id, session]));
   const ancestorsOf = input.ancestorsOf ?? rootAncestors;
   return input.live.map((session) => {
-    const others = [...owners].filter(([, owner]) => owner !== session.id).map(([pid]) => pid);
-    const protectedPids = new Set([...exclude, ...ancestorsOf(session.root, input.table), ...others]);
-    return judgedSession(session, remembered.get(session.id), input.table, protectedPids, input.uid);
+    const ancestors = ancestorsOf(session.root, input.table);
+    const isProtected = (pid: number) => {
+      const owner = owners.get(pid);
+      return exclude.has(pid) || ancestors.has(pid) || (owner !== undefined && owner !== session.id);
+    };
+    return judgedSession(session, remembered.get(session.id), input.table, isProtected, input.uid);
   });
 }
 

@@ -7,29 +7,32 @@
 import type { ProcessEntry } from '../../table/types.js';
 import type { AlertConfig } from './config.js';
 import type { AlertDraft } from './draft.js';
-import type { SampleHistory } from './samples.js';
+import type { SampleReader } from './samples.js';
 import { commandOf, descendsFrom, type JudgedSession, setOf } from './session-members.js';
 import { cpuSpin, lifetimeSpin, memoryGrowth } from './usage-rules.js';
 
 function runawayWhy(
   entry: ProcessEntry,
   config: AlertConfig['runawayJob'],
-  history: Pick<SampleHistory, 'samplesOf'>,
+  history: SampleReader,
   now: number,
 ): string | null {
-  const samples = history.samplesOf(entry);
   const cpuMs = config.cpuSeconds * 1000;
-  return (
-    cpuSpin(samples, config.cpuPercent, cpuMs) ??
-    lifetimeSpin(entry, now, config.cpuPercent, cpuMs) ??
-    memoryGrowth(samples, config.memoryMibPerMinute, config.memorySeconds * 1000)
+  // The window rules change only when a sample is added; the kernel's lifetime count is one division.
+  const windows = history.memo(
+    entry,
+    `runaway:${config.cpuPercent}:${cpuMs}:${config.memoryMibPerMinute}:${config.memorySeconds}`,
+    (samples) =>
+      cpuSpin(samples, config.cpuPercent, cpuMs) ??
+      memoryGrowth(samples, config.memoryMibPerMinute, config.memorySeconds * 1000),
   );
+  return windows ?? lifetimeSpin(entry, now, config.cpuPercent, cpuMs);
 }
 
 export function runawayJobs(
   session: JudgedSession,
   config: AlertConfig['runawayJob'],
-  history: Pick<SampleHistory, 'samplesOf'>,
+  history: SampleReader,
   now: number,
 ): AlertDraft[] {
   if (!config.enabled) return [];

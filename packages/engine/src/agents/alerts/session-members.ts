@@ -4,7 +4,7 @@
  * the agent root, its ancestors, the observer's own tree, a zombie or another user's process.
  */
 import { readProcEntry } from '../../table/linux-proc.js';
-import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
 import type { LiveSession } from '../recognise.js';
 import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
 import type { MemberRole } from '../rule-schema.js';
@@ -45,15 +45,15 @@ export function judgedSession(
   live: LiveSession,
   remembered: StoredSession | undefined,
   table: ProcessTable,
-  protectedPids: ReadonlySet<number>,
+  isProtected: (pid: number) => boolean,
   uid: number | undefined,
 ): JudgedSession {
   const byPid = new Map<number, JudgedMember>();
   const admit = (entry: ProcessEntry, role: MemberRole) => {
-    if (entry.pid <= 1 || entry.pid === live.root.pid || protectedPids.has(entry.pid) || isZombie(entry)) return;
+    if (entry.pid <= 1 || entry.pid === live.root.pid || isProtected(entry.pid) || isZombie(entry)) return;
     if (uid !== undefined && entry.uid !== uid) return;
-    const before = byPid.get(entry.pid);
-    if (before === undefined || identityKey(before.entry) !== identityKey(entry)) byPid.set(entry.pid, { entry, role });
+    // The first sight of a pid wins (this tick's recognition before the remembered record).
+    if (!byPid.has(entry.pid)) byPid.set(entry.pid, { entry, role });
   };
   for (const member of live.members) admit(member.entry, member.role);
   for (const member of remembered?.members ?? []) {
@@ -62,7 +62,11 @@ export function judgedSession(
     if (entry !== null) admit(entry, member.role);
   }
   const children = new Map<number, number[]>();
-  for (const { entry } of byPid.values()) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry.pid]);
+  for (const { entry } of byPid.values()) {
+    const siblings = children.get(entry.ppid);
+    if (siblings === undefined) children.set(entry.ppid, [entry.pid]);
+    else siblings.push(entry.pid);
+  }
   return { id: live.id, agent: live.agent, root: live.root, members: [...byPid.values()], byPid, children };
 }
 
@@ -92,14 +96,13 @@ export function descendsFrom(session: JudgedSession, pid: number, ancestors: Rea
   return false;
 }
 
-const DECIMAL = /^\d+$/;
+const DECIMAL = /^[1-9]\d*$/;
 
 /** Oldest first: the kernel's start time (clock ticks on Linux), then pid (a tick can hold two starts). */
 export function byAge(a: ProcessEntry, b: ProcessEntry): number {
-  if (DECIMAL.test(a.startTime) && DECIMAL.test(b.startTime)) {
-    const ticks = BigInt(a.startTime) - BigInt(b.startTime);
-    if (ticks !== 0n) return ticks < 0n ? -1 : 1;
-  }
+  // Decimal tick counts without leading zeros compare by length, then digit by digit (no BigInt per comparison).
+  if (DECIMAL.test(a.startTime) && DECIMAL.test(b.startTime) && a.startTime !== b.startTime)
+    return a.startTime.length - b.startTime.length || (a.startTime < b.startTime ? -1 : 1);
   return a.startedAtMs - b.startedAtMs || a.pid - b.pid;
 }
 

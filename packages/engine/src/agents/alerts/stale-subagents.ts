@@ -8,7 +8,7 @@
 import type { ProcessEntry } from '../../table/types.js';
 import type { AlertConfig } from './config.js';
 import type { AlertDraft } from './draft.js';
-import type { SampleHistory } from './samples.js';
+import type { SampleReader } from './samples.js';
 import { byAge, descendsFrom, type JudgedSession, setOf } from './session-members.js';
 import { idleFor } from './usage-rules.js';
 
@@ -20,18 +20,18 @@ interface Stale {
 function staleness(
   session: JudgedSession,
   entry: ProcessEntry,
-  history: Pick<SampleHistory, 'samplesOf'>,
+  history: SampleReader,
   idleMs: number,
 ): Stale['why'] | null {
   const parentInSession = entry.ppid === session.root.pid || session.byPid.has(entry.ppid);
   if (!parentInSession) return 'orphaned';
-  return idleFor(history.samplesOf(entry), idleMs) === null ? null : 'idle';
+  return history.memo(entry, `idle:${idleMs}`, (samples) => idleFor(samples, idleMs)) === null ? null : 'idle';
 }
 
 export function staleSubagents(
   session: JudgedSession,
   config: AlertConfig['staleSubagents'],
-  history: Pick<SampleHistory, 'samplesOf'>,
+  history: SampleReader,
 ): AlertDraft[] {
   if (!config.enabled) return [];
   const stale: Stale[] = [];

@@ -23,21 +23,43 @@ function formatMib(bytes: number): string {
   return `${(bytes / BYTES_PER_MIB).toFixed(0)} MiB`;
 }
 
-/** The samples of the last `ms`, or null when the history does not reach that far back yet. */
-export function windowOf(samples: readonly UsageSample[], ms: number): UsageSample[] | null {
+/**
+ * Index of the first sample of the last `ms` (binary search: samples are in time order), or -1
+ * when the history does not reach that far back yet. The rules walk the window in place, cheapest
+ * test first: most members fail at the last sample, and a tick judges every member.
+ */
+export function windowStart(samples: readonly UsageSample[], ms: number): number {
   const last = samples.at(-1);
   const first = samples[0];
-  if (last === undefined || first === undefined || first.atMs > last.atMs - ms) return null;
-  return samples.filter((sample) => sample.atMs >= last.atMs - ms);
+  if (last === undefined || first === undefined || first.atMs > last.atMs - ms) return -1;
+  const from = last.atMs - ms;
+  let low = 0;
+  let high = samples.length - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((samples[middle] as UsageSample).atMs >= from) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** The samples of the last `ms`, or null when the history does not reach that far back yet. */
+export function windowOf(samples: readonly UsageSample[], ms: number): UsageSample[] | null {
+  const start = windowStart(samples, ms);
+  return start < 0 ? null : samples.slice(start);
 }
 
 /** Every sample of a window that spans `cpuMs` measured at or above `percent` (an unknown one never counts). */
 export function cpuSpin(samples: readonly UsageSample[], percent: number, cpuMs: number): string | null {
-  const window = windowOf(samples, cpuMs);
-  if (window === null || window.length < 2) return null;
-  const percents = window.slice(1).map((sample) => sample.cpuPercent);
-  if (!percents.every((value) => value !== null && value >= percent)) return null;
-  const lowest = Math.min(...(percents as number[]));
+  const start = windowStart(samples, cpuMs);
+  // Each sample measures the time since the one before it: the window's first sample measures time before it.
+  if (start < 0 || samples.length - start < 2) return null;
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let index = samples.length - 1; index > start; index -= 1) {
+    const value = (samples[index] as UsageSample).cpuPercent;
+    if (value === null || value < percent) return null;
+    lowest = Math.min(lowest, value);
+  }
   return `CPU at or above ${percent} % for ${formatMs(cpuMs)} (lowest ${lowest.toFixed(0)} %)`;
 }
 
@@ -57,27 +79,28 @@ function growthPerMinute(from: UsageSample, to: UsageSample): number {
 
 /** Memory rising at least `mibPerMinute` over a window of `windowMs`, still rising at its end, in most steps. */
 export function memoryGrowth(samples: readonly UsageSample[], mibPerMinute: number, windowMs: number): string | null {
-  const window = windowOf(samples, windowMs);
-  if (window === null || window.length < 3) return null;
-  const first = window[0] as UsageSample;
-  const last = window.at(-1) as UsageSample;
+  const start = windowStart(samples, windowMs);
+  if (start < 0 || samples.length - start < 3) return null;
+  const first = samples[start] as UsageSample;
+  const last = samples.at(-1) as UsageSample;
   const rate = growthPerMinute(first, last);
   if (last.atMs <= first.atMs || rate < mibPerMinute) return null;
   // Still growing at the end: one jump followed by a plateau is not "keeps growing".
-  const middle = window[Math.floor((window.length - 1) / 2)] as UsageSample;
+  const middle = samples[start + Math.floor((samples.length - 1 - start) / 2)] as UsageSample;
   if (growthPerMinute(middle, last) < mibPerMinute / 2) return null;
   let rising = 0;
-  for (let i = 1; i < window.length; i += 1)
-    if ((window[i] as UsageSample).memoryBytes >= (window[i - 1] as UsageSample).memoryBytes) rising += 1;
-  if (rising / (window.length - 1) < GROWTH_STEP_SHARE) return null;
+  for (let i = start + 1; i < samples.length; i += 1)
+    if ((samples[i] as UsageSample).memoryBytes >= (samples[i - 1] as UsageSample).memoryBytes) rising += 1;
+  if (rising / (samples.length - 1 - start) < GROWTH_STEP_SHARE) return null;
   return `memory grew ${formatMib(first.memoryBytes)} → ${formatMib(last.memoryBytes)} in ${formatMs(last.atMs - first.atMs)} (${rate.toFixed(0)} MiB/min, at least ${mibPerMinute})`;
 }
 
 /** No CPU used over a window that spans `idleMs` (measured, not assumed: the history must reach back). */
 export function idleFor(samples: readonly UsageSample[], idleMs: number): string | null {
-  const window = windowOf(samples, idleMs);
-  if (window === null || window.length < 2) return null;
-  const used = (window.at(-1) as UsageSample).cpuTimeMs - (window[0] as UsageSample).cpuTimeMs;
-  const span = (window.at(-1) as UsageSample).atMs - (window[0] as UsageSample).atMs;
-  return used <= span * IDLE_CPU_SHARE ? `no CPU used for ${formatMs(idleMs)}` : null;
+  const start = windowStart(samples, idleMs);
+  if (start < 0 || samples.length - start < 2) return null;
+  const first = samples[start] as UsageSample;
+  const last = samples.at(-1) as UsageSample;
+  const used = last.cpuTimeMs - first.cpuTimeMs;
+  return used <= (last.atMs - first.atMs) * IDLE_CPU_SHARE ? `no CPU used for ${formatMs(idleMs)}` : null;
 }
