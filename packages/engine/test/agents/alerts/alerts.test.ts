@@ -179,7 +179,7 @@ describe('stale-subagents', () => {
     expect(orphans.length).toBe(3);
     for (const pid of alerted) expect(orphans.map((report) => report.pid)).toContain(pid);
     expect(mine[0]?.why).toMatch(/3 stale subagents \(3 whose parent left the session\), more than the 1 allowed/);
-    expect(judge(state, { ...QUIET, staleSubagents: { allowed: 3 } })).toEqual([]);
+    expect(sessionOf(judge(state, { ...QUIET, staleSubagents: { allowed: 3 } }), piled)).toEqual([]);
   });
 
   it('counts an idle subagent under a live parent once the history shows no CPU for the idle time', async () => {
@@ -228,8 +228,8 @@ describe('runaway-job', () => {
     expect(trimmed?.processes.map((process) => process.result)).toEqual(['killed']);
     const cleared = await pollUntil(
       () => {
-        const tick = alerts.tick(observe(state));
-        return tick.cleared.length > 0 ? tick.cleared : null;
+        const cleared = sessionOf(alerts.tick(observe(state)).cleared, piled);
+        return cleared.length > 0 ? cleared : null;
       },
       { description: 'the alert to clear' },
     );
