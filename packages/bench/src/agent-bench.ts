@@ -18,6 +18,7 @@ import {
   loadAgentRules,
   markerReaderFor,
   readFocusedTable,
+  readFullTable,
   readSessions,
   WATCH_TICK_MS,
 } from '@treewarden/engine';
@@ -112,6 +113,27 @@ async function focusedReadCost(stateRoot: string, ticks: number): Promise<number
   return median(rounds);
 }
 
+/**
+ * The full scan's read, before and after issue 19 in one run: a reader that reads every process's
+ * cwd (the watcher's read before) against the cwd-less read with cwd for the session's processes only.
+ */
+async function fullReadCost(stateRoot: string, ticks: number): Promise<{ everyCwd: number; sessionCwd: number }> {
+  const { rules } = loadAgentRules(stateRoot);
+  const context = { rules, readMarkers: markerReaderFor(rules), uid: process.getuid?.() };
+  const remembered = readSessions(stateRoot).sessions;
+  const before = createLinuxReader();
+  const after = createLinuxReader({ cwd: false });
+  before.snapshot();
+  readFullTable(after, remembered, context);
+  const everyCwd: number[] = [];
+  const sessionCwd: number[] = [];
+  for (let round = 0; round < CPU_ROUNDS / 2; round += 1) {
+    everyCwd.push(await measureCpuMs(() => before.snapshot(), ticks));
+    sessionCwd.push(await measureCpuMs(() => readFullTable(after, remembered, context), ticks));
+  }
+  return { everyCwd: median(everyCwd), sessionCwd: median(sessionCwd) };
+}
+
 async function idleCost(stateRoot: string, ticks: number): Promise<{ focused: number; full: number; naive: number }> {
   const watcher = newWatcher(stateRoot);
   const naive = newWatcher(stateRoot, 0);
@@ -171,6 +193,7 @@ export async function runAgentBench(): Promise<string> {
     const processes = createLinuxReader().snapshot().entries.size;
     const cost = await idleCost(stateRoot, ticks);
     const focusedRead = await focusedReadCost(stateRoot, ticks);
+    const fullRead = await fullReadCost(stateRoot, ticks);
     endSession(session);
     session = null;
     const perTick =
@@ -188,6 +211,11 @@ export async function runAgentBench(): Promise<string> {
         `${((focusedRead / cost.focused) * 100).toFixed(0)} %; the rest judges the read (markers, recognition, store, leaks)`,
       ],
       ['full-scan tick (CPU ms)', formatMs(cost.full), ''],
+      [
+        '… its /proc read: cwd of the session-related processes only (now)',
+        formatMs(fullRead.sessionCwd),
+        `${formatRatio(fullRead.sessionCwd / fullRead.everyCwd)} every process's cwd (before issue 19: ${formatMs(fullRead.everyCwd)}), same run`,
+      ],
       [
         `observer idle, % of a core (tick ${WATCH_TICK_MS} ms, full scan every ${FULL_SCAN_INTERVAL_MS} ms)`,
         idlePercent.toFixed(2),

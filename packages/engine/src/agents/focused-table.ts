@@ -1,8 +1,9 @@
 /**
  * The watcher's cheap read (Linux): instead of every process, only the children of pid 1 and of
  * known subreapers (where orphans land) and their descendants when they carry agent evidence,
- * plus the remembered sessions' roots, members and descendants (the owned-tree refresh). argv and uid are read once per identity
- * (shared cache), markers once per identity (the marker reader's cache).
+ * plus the remembered sessions' roots, members and descendants (the owned-tree refresh). argv and
+ * uid are read once per identity (shared cache), markers once per identity (the marker reader's
+ * cache), cwd only for the processes followed (what a session or leak shows).
  */
 
 import { readChildPids } from '../table/linux-children.js';
@@ -30,16 +31,30 @@ function statOf(pid: number, stats: StatsThisTick): StatFields | null {
   return stat;
 }
 
+/**
+ * The pids whose entry was read without its cwd: the adopters' children that carry no evidence
+ * (most of them), which nothing shows. One that is also a remembered member or a descendant is
+ * read again with it.
+ */
+type CwdLess = Set<number>;
+
 function readEntry(
   pid: number,
   cache: IdentityCache,
   into: Map<number, ProcessEntry>,
   stats: StatsThisTick,
+  cwdLess: CwdLess,
+  withCwd = true,
 ): ProcessEntry | null {
-  if (into.has(pid)) return into.get(pid) ?? null;
+  const known = into.get(pid);
+  if (known !== undefined && !(withCwd && cwdLess.has(pid))) return known;
   const stat = statOf(pid, stats);
-  const entry = stat === null ? null : buildEntry(pid, stat, cache);
-  if (entry !== null) into.set(pid, entry);
+  // argv and uid come from the identity cache: a second build only adds the cwd readlink.
+  const entry = stat === null ? null : buildEntry(pid, stat, cache, withCwd);
+  if (entry === null) return known ?? null;
+  into.set(pid, entry);
+  if (withCwd) cwdLess.delete(pid);
+  else cwdLess.add(pid);
   return entry;
 }
 
@@ -60,24 +75,29 @@ export function readFocusedTable(
 ): ProcessTable {
   const entries = new Map<number, ProcessEntry>();
   const stats: StatsThisTick = new Map();
+  const cwdLess: CwdLess = new Set();
   const expand: number[] = [];
   for (const adopter of [1, ...adopters]) {
-    readEntry(adopter, cache, entries, stats);
+    readEntry(adopter, cache, entries, stats, cwdLess, false);
     for (const pid of childrenOf(adopter, stats)) {
-      const entry = readEntry(pid, cache, entries, stats);
-      if (entry !== null && hasEvidence(entry)) expand.push(pid);
+      const entry = readEntry(pid, cache, entries, stats, cwdLess, false);
+      if (entry !== null && hasEvidence(entry)) {
+        readEntry(pid, cache, entries, stats, cwdLess);
+        expand.push(pid);
+      }
     }
   }
   for (const session of remembered) {
     for (const pid of [session.root.pid, ...session.members.map((member) => member.pid)]) {
-      if (readEntry(pid, cache, entries, stats) !== null) expand.push(pid);
+      if (readEntry(pid, cache, entries, stats, cwdLess) !== null) expand.push(pid);
     }
   }
   // Live sessions' trees are followed every tick (a member's new child is seen at once); the
   // descendants of evidence-bearing orphans and of ended sessions' survivors leak with them.
   while (expand.length > 0 && entries.size < MAX_FOCUSED_PROCESSES) {
     for (const child of childrenOf(expand.pop() as number, stats)) {
-      if (!entries.has(child) && readEntry(child, cache, entries, stats) !== null) expand.push(child);
+      if ((!entries.has(child) || cwdLess.has(child)) && readEntry(child, cache, entries, stats, cwdLess) !== null)
+        expand.push(child);
     }
   }
   return { entries, readAtMs: Date.now() };

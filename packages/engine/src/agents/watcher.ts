@@ -4,11 +4,12 @@
  * new orphans and the remembered sessions only. Each tick returns the events it saw.
  */
 import type { IdentityCache } from '../table/linux-entry.js';
-import { readProcTable } from '../table/linux-proc.js';
+import { createLinuxReader } from '../table/linux-reader.js';
 import { identityKey } from '../table/types.js';
 import type { MarkerReader } from './environ.js';
 import type { AgentLeak } from './find-leaks.js';
 import { hasMarkers, readFocusedTable } from './focused-table.js';
+import { readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
 import { readSessions, type StoreProblem } from './session-store.js';
 import type { HookCleanup, StoredSession } from './store-schema.js';
@@ -37,6 +38,10 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   const interval = options.fullScanIntervalMs ?? FULL_SCAN_INTERVAL_MS;
   const uid = options.uid ?? currentUid();
   const cache: IdentityCache = new Map();
+  // Its own cwd-less reader: argv and uid stay cached across full scans, and cwd is read only for
+  // the processes a session or leak shows (full-table.ts).
+  const fullReader = createLinuxReader({ cwd: false });
+  const scanContext = { rules: options.rules, readMarkers: options.readMarkers, uid };
   let reported = new Set<string>();
   // Reaper reports already emitted (or already there when this watcher started): session id → atMs.
   let cleanups: Map<string, number> | null = null;
@@ -55,7 +60,9 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
         remembered = store.sessions;
         storeProblems = store.problems;
       }
-      const table = full ? readProcTable() : readFocusedTable(remembered, subreapers, evidence, cache);
+      const table = full
+        ? readFullTable(fullReader, remembered, scanContext)
+        : readFocusedTable(remembered, subreapers, evidence, cache);
       if (full) {
         lastFullAt = now;
         subreapers = findSubreapers(table, uid);
