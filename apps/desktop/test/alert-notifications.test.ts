@@ -30,50 +30,50 @@ describe('alert notifications', () => {
     removeTempDir(dir);
   });
 
-  it(
-    'shows one desktop notification per alert id of a live session',
-    async () => {
-      process.env.TREEWARDEN_HOME = join(dir, 'state');
-      const standIn = createElectronStandIn();
-      await loadMain(standIn);
-      await pollUntil(() => standIn.windows[0], { description: 'the window' });
-      // The host sees every session on this shared machine: only notices naming this agent's session
-      // count (alone, or among other sessions' fresh alerts in one grouped notice).
-      let mine = '';
-      const notices = () =>
-        standIn.calls.filter(
-          (call) =>
-            call.startsWith('notify Treewarden: ') &&
-            mine !== '' &&
-            call.includes(`duplicate MCP servers (`) &&
-            call.includes(mine),
-        );
-      try {
-        await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
-        const agent = await startPileAgent(tracker, { mcpSets: MCP_SETS });
-        mine = `in claude-code session claude-code-${agent.rootPid}-`;
-        const [first] = await pollUntil(() => (notices().length > 0 ? notices() : null), {
-          deadlineMs: NOTICE_WAIT_MS,
-          description: 'an alert notification',
-        });
-        // The observer may have caught the agent while it was still starting its sets: 2 or 4 processes.
-        expect(first).toMatch(/duplicate MCP servers \(\d+ processes\) in claude-code session claude-code-\d+-/);
-        // The oldest set's server ends: the alert now names other processes (a new id), told once more.
-        const oldest = pidsOf(agent, 'mcp-server')[0] as number;
-        process.kill(oldest, 'SIGKILL');
-        await pollUntil(() => !isRunning(oldest), { description: 'the oldest server to end' });
-        await pollUntil(() => (notices().length > 1 ? notices() : null), {
-          deadlineMs: NOTICE_WAIT_MS,
-          description: 'a notification for the changed alert',
-        });
-        // Several snapshots repeated the first alert before it changed: none of them told it again
-        // (each notice names its alert's pids, so a repeat would be an identical line).
-        expect(notices()[0]).toBe(first);
-        expect(new Set(notices()).size).toBe(notices().length);
-      } finally {
-        await closeApp(standIn);
-      }
-    },
-    2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000,
-  );
+  it('shows one desktop notification per alert id of a live session', // The host sees every session on the machine: in a full parallel run other files' pile agents are
+  // found by the same 10 s full scan, and more than ALERT_NOTICE_LINES fresh alerts in one snapshot
+  // are told as one grouped notice ("and N more") that may not name this session. That is the
+  // product's behaviour, not a race in it; a fresh attempt (new app, new pile) settles it.
+  { timeout: 2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000, retry: 2 }, async () => {
+    process.env.TREEWARDEN_HOME = join(dir, 'state');
+    const standIn = createElectronStandIn();
+    await loadMain(standIn);
+    await pollUntil(() => standIn.windows[0], { description: 'the window' });
+    // The host sees every session on this shared machine: only notices naming this agent's session
+    // count (alone, or among other sessions' fresh alerts in one grouped notice).
+    let mine = '';
+    const notices = () =>
+      standIn.calls.filter(
+        (call) =>
+          call.startsWith('notify Treewarden: ') &&
+          mine !== '' &&
+          call.includes(`duplicate MCP servers (`) &&
+          call.includes(mine),
+      );
+    try {
+      await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
+      const agent = await startPileAgent(tracker, { mcpSets: MCP_SETS });
+      mine = `in claude-code session claude-code-${agent.rootPid}-`;
+      const [first] = await pollUntil(() => (notices().length > 0 ? notices() : null), {
+        deadlineMs: NOTICE_WAIT_MS,
+        description: 'an alert notification',
+      });
+      // The observer may have caught the agent while it was still starting its sets: 2 or 4 processes.
+      expect(first).toMatch(/duplicate MCP servers \(\d+ processes\) in claude-code session claude-code-\d+-/);
+      // The oldest set's server ends: the alert now names other processes (a new id), told once more.
+      const oldest = pidsOf(agent, 'mcp-server')[0] as number;
+      process.kill(oldest, 'SIGKILL');
+      await pollUntil(() => !isRunning(oldest), { description: 'the oldest server to end' });
+      await pollUntil(() => (notices().length > 1 ? notices() : null), {
+        deadlineMs: NOTICE_WAIT_MS,
+        description: 'a notification for the changed alert',
+      });
+      // Several snapshots repeated the first alert before it changed: none of them told it again
+      // (each notice names its alert's pids, so a repeat would be an identical line).
+      expect(notices()[0]).toBe(first);
+      expect(new Set(notices()).size).toBe(notices().length);
+    } finally {
+      await closeApp(standIn);
+    }
+  });
 });
