@@ -30,11 +30,12 @@ describe('alert notifications', () => {
     removeTempDir(dir);
   });
 
-  it('shows one desktop notification per alert id of a live session', // The host sees every session on the machine: in a full parallel run other files' pile agents are
+  // The host sees every session on the machine: in a full parallel run other files' pile agents are
   // found by the same 10 s full scan, and more than ALERT_NOTICE_LINES fresh alerts in one snapshot
   // are told as one grouped notice ("and N more") that may not name this session. That is the
   // product's behaviour, not a race in it; a fresh attempt (new app, new pile) settles it.
-  { timeout: 2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000, retry: 2 }, async () => {
+  const retried = { timeout: 2 * NOTICE_WAIT_MS + CLOSE_WAIT_MS + 30_000, retry: 2 };
+  it('shows one desktop notification per alert id of a live session', retried, async () => {
     process.env.TREEWARDEN_HOME = join(dir, 'state');
     const standIn = createElectronStandIn();
     await loadMain(standIn);
