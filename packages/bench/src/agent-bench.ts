@@ -4,11 +4,10 @@
  * between, as a % of one core at WATCH_TICK_MS) against a naive observer that scans everything
  * every tick; then the time from the session's SIGKILL to the leak report, over real ticks.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   clockTicks,
   createAgentWatcher,
@@ -22,6 +21,7 @@ import {
   readSessions,
   WATCH_TICK_MS,
 } from '@treewarden/engine';
+import { endFakeSession, type FakeSession, startFakeSession } from './fake-session.js';
 import { createLoad } from './pause-load.js';
 import { formatMs, formatRatio, markdownTable, measureCpuMs, median, sleep } from './util.js';
 
@@ -40,49 +40,19 @@ const SESSION_LIFETIME_MS = 600_000;
 const SESSION_PROCESSES = 7;
 const FAKE_CLAUDE = fileURLToPath(import.meta.resolve('@treewarden/engine/fixtures/agents/fake-claude.mjs'));
 
-interface BenchSession {
-  readonly child: ChildProcess;
-  readonly dir: string;
-  readonly pids: number[];
-}
-
-async function startSession(): Promise<BenchSession> {
-  const dir = mkdtempSync(join(tmpdir(), 'tw-agent-bench-'));
-  const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
-  mkdirSync(join(stub, '..'), { recursive: true });
-  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(FAKE_CLAUDE).href)});\n`);
-  const report = join(dir, 'report.jsonl');
-  const env = {
-    ...process.env,
-    TREEWARDEN_FIXTURE_REPORT: report,
-    TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(SESSION_LIFETIME_MS),
-  };
-  const child = spawn(process.execPath, [stub], { cwd: dir, detached: true, stdio: 'ignore', env });
-  const deadline = Date.now() + SESSION_READY_MS;
-  for (;;) {
-    const lines = existsSync(report) ? readFileSync(report, 'utf8').trim().split('\n') : [];
-    if (lines.length >= 5) {
-      const pids = lines.map((line) => (JSON.parse(line) as { pid: number }).pid);
-      await sleep(200); // The two `sh -c` shells report nothing; give them a moment to be forked.
-      const table = createLinuxReader().snapshot();
-      for (const entry of table.entries.values())
-        if (pids.includes(entry.ppid) && !pids.includes(entry.pid)) pids.push(entry.pid);
-      return { child, dir, pids };
-    }
-    if (Date.now() > deadline) throw new Error(`agent bench: fake session not up within ${SESSION_READY_MS} ms`);
-    await sleep(50);
-  }
-}
-
-function endSession(session: BenchSession): void {
-  for (const pid of session.pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // ESRCH: already gone (cleaned by the bench itself).
-    }
-  }
-  rmSync(session.dir, { recursive: true, force: true });
+async function startSession(): Promise<FakeSession> {
+  const session = await startFakeSession({
+    fixture: FAKE_CLAUDE,
+    label: 'agent',
+    reports: 5,
+    readyMs: SESSION_READY_MS,
+    lifetimeMs: SESSION_LIFETIME_MS,
+  });
+  await sleep(200); // The two `sh -c` shells report nothing; give them a moment to be forked.
+  const table = createLinuxReader().snapshot();
+  for (const entry of table.entries.values())
+    if (session.pids.includes(entry.ppid) && !session.pids.includes(entry.pid)) session.pids.push(entry.pid);
+  return session;
 }
 
 function newWatcher(stateRoot: string, fullScanIntervalMs?: number) {
@@ -177,7 +147,7 @@ async function detectionMs(stateRoot: string): Promise<number> {
     }
     throw new Error(`agent bench: leaks not all reported within ${DETECTION_BOUND_MS} ms`);
   } finally {
-    endSession(session);
+    endFakeSession(session);
   }
 }
 
@@ -186,7 +156,7 @@ export async function runAgentBench(): Promise<string> {
   const ticks = clockTicks();
   const stateRoot = mkdtempSync(join(tmpdir(), 'tw-agent-bench-state-'));
   const load = createLoad();
-  let session: BenchSession | null = null;
+  let session: FakeSession | null = null;
   try {
     session = await startSession();
     await load.startFlat(Math.max(0, AGENT_BENCH_LOAD - createLinuxReader().snapshot().entries.size));
@@ -194,7 +164,7 @@ export async function runAgentBench(): Promise<string> {
     const cost = await idleCost(stateRoot, ticks);
     const focusedRead = await focusedReadCost(stateRoot, ticks);
     const fullRead = await fullReadCost(stateRoot, ticks);
-    endSession(session);
+    endFakeSession(session);
     session = null;
     const perTick =
       (cost.full + (FULL_SCAN_INTERVAL_MS / WATCH_TICK_MS - 1) * cost.focused) /
@@ -234,7 +204,7 @@ export async function runAgentBench(): Promise<string> {
     ];
     return `${processes} processes alive, one live fake Claude session of ${SESSION_PROCESSES} processes.\n\n${markdownTable(['measure', 'value', 'note'], rows)}`;
   } finally {
-    if (session !== null) endSession(session);
+    if (session !== null) endFakeSession(session);
     await load.end();
     rmSync(stateRoot, { recursive: true, force: true });
   }

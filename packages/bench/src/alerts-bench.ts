@@ -7,11 +7,10 @@
  * every sample ring full, an injected table, since this machine cannot hold such a session for
  * every bench run.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   type AgentObservation,
   clockTicks,
@@ -27,8 +26,9 @@ import {
   SAMPLE_SPACING_MS,
   WATCH_TICK_MS,
 } from '@treewarden/engine';
+import { endFakeSession, type FakeSession, startFakeSession } from './fake-session.js';
 import { createLoad } from './pause-load.js';
-import { formatMs, formatRatio, markdownTable, measureCpuMs, median, sleep } from './util.js';
+import { formatMs, formatRatio, markdownTable, measureCpuMs, median } from './util.js';
 
 export const ALERTS_BENCH_LOAD = 1_000;
 /** The issue's budget: alert judgement adds ≤ 0.2 % of a core to the idle observer. */
@@ -45,44 +45,15 @@ const FAKE_PILES = fileURLToPath(import.meta.resolve('@treewarden/engine/fixture
 /** The synthetic worst case: members of one live session. */
 const WORST_MEMBERS = 1_000;
 
-interface PileSession {
-  readonly child: ChildProcess;
-  readonly dir: string;
-  readonly pids: number[];
-}
-
-async function startPile(): Promise<PileSession> {
-  const dir = mkdtempSync(join(tmpdir(), 'tw-alerts-bench-'));
-  const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
-  mkdirSync(join(stub, '..'), { recursive: true });
-  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(FAKE_PILES).href)});\n`);
-  const report = join(dir, 'report.jsonl');
-  const env = {
-    ...process.env,
-    ...PILE,
-    TREEWARDEN_FIXTURE_REPORT: report,
-    TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(SESSION_LIFETIME_MS),
-  };
-  const child = spawn(process.execPath, [stub], { cwd: dir, detached: true, stdio: 'ignore', env });
-  const deadline = Date.now() + SESSION_READY_MS;
-  for (;;) {
-    const lines = existsSync(report) ? readFileSync(report, 'utf8').trim().split('\n') : [];
-    if (lines.length >= PILE_REPORTS)
-      return { child, dir, pids: lines.map((line) => (JSON.parse(line) as { pid: number }).pid) };
-    if (Date.now() > deadline) throw new Error(`alerts bench: fake pile not up within ${SESSION_READY_MS} ms`);
-    await sleep(50);
-  }
-}
-
-function endPile(session: PileSession): void {
-  for (const pid of session.pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // ESRCH: already gone.
-    }
-  }
-  rmSync(session.dir, { recursive: true, force: true });
+function startPile(): Promise<FakeSession> {
+  return startFakeSession({
+    fixture: FAKE_PILES,
+    label: 'alerts',
+    reports: PILE_REPORTS,
+    readyMs: SESSION_READY_MS,
+    lifetimeMs: SESSION_LIFETIME_MS,
+    env: PILE,
+  });
 }
 
 /** CPU ms per call of `run`, median over ROUNDS samples of CALLS_PER_SAMPLE calls. */
@@ -157,7 +128,7 @@ export async function runAlertsBench(): Promise<string> {
   const ticks = clockTicks();
   const stateRoot = mkdtempSync(join(tmpdir(), 'tw-alerts-bench-state-'));
   const load = createLoad();
-  let session: PileSession | null = null;
+  let session: FakeSession | null = null;
   try {
     session = await startPile();
     await load.startFlat(Math.max(0, ALERTS_BENCH_LOAD - createLinuxReader().snapshot().entries.size));
@@ -208,7 +179,7 @@ export async function runAlertsBench(): Promise<string> {
     ];
     return `${processes} processes alive, one live fake Claude session holding piles.\n\n${markdownTable(['measure', 'value', 'note'], rows)}`;
   } finally {
-    if (session !== null) endPile(session);
+    if (session !== null) endFakeSession(session);
     await load.end();
     rmSync(stateRoot, { recursive: true, force: true });
   }
