@@ -45,8 +45,45 @@ function installStub(dir: string, stub: string, fixture: string): string {
   return path;
 }
 
-/** Every live descendant of `rootPid`, plus processes whose pid was reported. */
-function treePids(rootPid: number, reported: readonly number[]): number[] {
+export interface LaunchedStubAgent {
+  readonly dir: string;
+  readonly rootPid: number;
+  readonly reportFile: string;
+}
+
+/**
+ * Installs `fixture` at the npm path `stub` in a fresh temp dir and starts it there in its own
+ * group and session (as a terminal starts a job), reporting to the dir's report.jsonl. The root
+ * is tracked; the caller waits for its reports.
+ */
+export function launchStubAgent(
+  tracker: ProcessTracker,
+  launch: {
+    readonly tempPrefix: string;
+    readonly stub: string;
+    readonly fixture: string;
+    readonly env?: Readonly<Record<string, string>>;
+  },
+): LaunchedStubAgent {
+  const dir = makeTempDir(launch.tempPrefix);
+  const stubPath = installStub(dir, launch.stub, launch.fixture);
+  const reportFile = join(dir, 'report.jsonl');
+  const child = spawn(process.execPath, [stubPath], {
+    cwd: dir,
+    detached: true,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      ...launch.env,
+      [REPORT_ENV]: reportFile,
+      [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS),
+    },
+  });
+  return { dir, rootPid: tracker.trackChild(child, { detached: true }), reportFile };
+}
+
+/** Every live descendant of `rootPid`, plus the `reported` pids (and their descendants). */
+export function treePids(rootPid: number, reported: readonly number[] = []): number[] {
   const table = readProcTable();
   const pids = new Set<number>([rootPid, ...reported]);
   let grew = true;
@@ -63,23 +100,15 @@ function treePids(rootPid: number, reported: readonly number[]): number[] {
 }
 
 export async function startFakeAgent(tracker: ProcessTracker, kind: 'claude' | 'codex'): Promise<FakeAgent> {
-  const dir = makeTempDir('tw-agent-');
-  const stub =
-    kind === 'claude'
-      ? installStub(dir, CLAUDE_STUB, 'agents/fake-claude.mjs')
-      : installStub(dir, CODEX_STUB, 'agents/fake-codex.mjs');
-  const reportFile = join(dir, 'report.jsonl');
-  // Its own group and session, as a terminal starts a job.
-  const child = spawn(process.execPath, [stub], {
-    cwd: dir,
-    detached: true,
-    stdio: 'ignore',
-    env: { ...process.env, [REPORT_ENV]: reportFile, [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS) },
+  const { dir, rootPid, reportFile } = launchStubAgent(tracker, {
+    tempPrefix: 'tw-agent-',
+    ...(kind === 'claude'
+      ? { stub: CLAUDE_STUB, fixture: 'agents/fake-claude.mjs' }
+      : { stub: CODEX_STUB, fixture: 'agents/fake-codex.mjs' }),
   });
-  const rootPid = tracker.trackChild(child, { detached: true });
   const reports = await readReportedPids(tracker, reportFile, kind === 'claude' ? CLAUDE_REPORTS : CODEX_REPORTS);
   const reported = reports.map((report) => report.pid);
-  const expected = reported.length + (kind === 'claude' ? CLAUDE_SHELLS : 0) + 0;
+  const expected = reported.length + (kind === 'claude' ? CLAUDE_SHELLS : 0);
   const pids = await pollUntil(
     () => {
       const found = treePids(rootPid, reported);

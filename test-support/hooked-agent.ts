@@ -1,25 +1,7 @@
-/**
- * A fake Claude Code that runs Treewarden's session hooks as the real one runs its hooks (the
- * fixture agents/hooked-claude.mjs, installed at the npm path so its argv has the real shape).
- * Every process it starts is tracked (by report, and by its session id in the environment).
- */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CLI_MAIN } from './cli-helpers.js';
-import {
-  fixturePath,
-  MAX_LIFETIME_ENV,
-  makeTempDir,
-  type ProcessTracker,
-  REPORT_ENV,
-  type ReportedProcess,
-  readReportedPids,
-  readReports,
-  TEST_FIXTURE_LIFETIME_MS,
-} from './index.js';
+import { launchStubAgent } from './fake-agents.js';
+import { type ProcessTracker, type ReportedProcess, readReportedPids, readReports } from './index.js';
 
 export const HOOKED_CLAUDE_STUB = 'node_modules/@anthropic-ai/claude-code/cli.js';
 /** claude-root, SessionStart hook result, member, dev-server (setsid'ed), no-id-child. */
@@ -52,28 +34,19 @@ export async function startHookedClaude(
     readonly sessionId?: string;
   } = {},
 ): Promise<HookedAgent> {
-  const dir = makeTempDir('tw-hooked-');
-  const stub = join(dir, HOOKED_CLAUDE_STUB);
-  mkdirSync(join(stub, '..'), { recursive: true });
-  writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(fixturePath('agents/hooked-claude.mjs')).href)});\n`);
   const sessionId = options.sessionId ?? randomUUID();
   tracker.trackEnvMarker('CLAUDE_CODE_SESSION_ID', sessionId);
-  const reportFile = join(dir, 'report.jsonl');
-  const child = spawn(process.execPath, [stub], {
-    cwd: dir,
-    detached: true,
-    stdio: 'ignore',
+  const { dir, rootPid, reportFile } = launchStubAgent(tracker, {
+    tempPrefix: 'tw-hooked-',
+    stub: HOOKED_CLAUDE_STUB,
+    fixture: 'agents/hooked-claude.mjs',
     env: {
-      ...process.env,
       ...options.env,
-      [REPORT_ENV]: reportFile,
-      [MAX_LIFETIME_ENV]: String(TEST_FIXTURE_LIFETIME_MS),
       FAKE_SESSION_ID: sessionId,
       FAKE_HOOK_COMMAND: builtHookCommand(),
       ...(options.malformedHook === true ? { FAKE_MALFORMED_HOOK: '1' } : {}),
     },
   });
-  const rootPid = tracker.trackChild(child, { detached: true });
   const count = HOOKED_CLAUDE_REPORTS + (options.malformedHook === true ? 1 : 0);
   const reports = await readReportedPids(tracker, reportFile, count);
   return { dir, rootPid, sessionId, reportFile, reports };

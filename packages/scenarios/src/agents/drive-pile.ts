@@ -26,6 +26,7 @@ import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, type PileShape, startFakeClaude, startPileClaude, startUnrelated } from './cast.js';
 import { identityOf, isLive, observeContext } from './drive.js';
+import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
 import type { Identity } from './facts.js';
 import { type CastMember, commandLineOf, type PkillPreview, previewPkill } from './pkill-preview.js';
 
@@ -182,7 +183,7 @@ export async function drivePile(
     const pkill = plan.pkillPatterns.map((pattern) => previewPkill(pattern, table, cast, scenarioPids));
     for (const preview of pkill) tools.step(`naive (computed, never run): ${describePilePreview(preview)}`);
     recorded.set(ctx, { pile, expected, alert: null, everAlerted: [], innocents, trimmed: null });
-    return facts(startedAt, null, cast, pkill);
+    return agentOutcomeFacts(startedAt, null, cast, pkill);
   }
 
   const judged = await judgeUntilAlerted(context, plan, pileSession.id, expectedPids, tools);
@@ -200,8 +201,10 @@ export async function drivePile(
       `trim (as treewarden trim ${pileSession.id} --kind ${plan.kind} --yes): ${selection.alerts.length} alert(s)`,
     );
     trimmed = await trimAlerts(selection.alerts, { graceMs: TRIM_GRACE_MS });
-    for (const process of trimmed.flatMap((item) => item.processes))
-      tools.step(`  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`);
+    stepProcessResults(
+      tools,
+      trimmed.flatMap((item) => item.processes),
+    );
   }
   const stillAlerted = await pollUntil(
     () => {
@@ -219,7 +222,7 @@ export async function drivePile(
   tools.step('scenario teardown: ending the piling session, the other session and the unrelated process it started');
   await sweepScenario(ctx.runId, ctx.dir);
   const ok = trimmed.length > 0 && trimmed.every((item) => item.survivors.length === 0);
-  return facts(startedAt, ok ? 'ok' : 'kill_failed', cast, undefined);
+  return agentOutcomeFacts(startedAt, ok ? 'ok' : 'kill_failed', cast, undefined);
 }
 
 function commandOfPid(pid: number): string {
@@ -234,24 +237,4 @@ export function describePilePreview(preview: PkillPreview): string {
       : `${preview.innocents.length} INNOCENT: ${preview.innocents.map((m) => `${m.pid} (${m.role})`).join(', ')}`;
   const missed = preview.leakedMissed.length === 0 ? '' : `; MISSES pile ${preview.leakedMissed.join(' ')}`;
   return `${preview.command} would hit ${innocents}; ends pile ${preview.leakedHit.join(' ') || 'none'}${missed}; plus ${preview.outsideHits} process(es) outside the scenario`;
-}
-
-function facts(
-  startedAt: number,
-  classification: ScenarioOutcomeFacts['classification'],
-  cast: readonly CastMember[],
-  pkill: readonly PkillPreview[] | undefined,
-): ScenarioOutcomeFacts {
-  return {
-    classification,
-    exitCode: null,
-    signal: null,
-    stdoutTail: '',
-    stderrTail: '',
-    durationMs: Date.now() - startedAt,
-    killTimeline: [],
-    leftovers: 0,
-    cast,
-    ...(pkill === undefined ? {} : { pkill }),
-  };
 }

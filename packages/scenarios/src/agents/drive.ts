@@ -26,6 +26,7 @@ import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, startFakeClaude, startUnrelated } from './cast.js';
+import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
 import { type AgentLeakFacts, castOf, type Identity, recordFacts } from './facts.js';
 import { describePreview, previewPkill } from './pkill-preview.js';
 
@@ -141,20 +142,19 @@ export async function driveAgentLeak(
     const pkill = plan.pkillPatterns.map((pattern) => previewPkill(pattern, table, cast, scenarioPids));
     for (const preview of pkill) tools.step(`naive (computed, never run): ${describePreview(preview)}`);
     recordFacts(ctx, { ...base, cleaned: null });
-    return facts(startedAt, null, cast, pkill);
+    return agentOutcomeFacts(startedAt, null, cast, pkill);
   }
 
   tools.step(`engine clean-up (as treewarden orphans --clean): ${leak.processes.length} leaked process(es)`);
   const [cleaned] = await cleanAgentLeaks([leak], { graceMs: CLEAN_GRACE_MS });
-  for (const process of cleaned?.processes ?? [])
-    tools.step(`  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`);
+  stepProcessResults(tools, cleaned?.processes ?? []);
   const afterClean = snapshotLiveness(base);
   if (plan.probeCleaned !== undefined) probes.push(await plan.probeCleaned(doomed));
   recordFacts(ctx, { ...base, cleaned: cleaned ?? null, afterClean });
   tools.step('scenario teardown: ending the live session and the unrelated process it started');
   await sweepScenario(ctx.runId, ctx.dir);
   const ok = cleaned !== undefined && cleaned.survivors.length === 0;
-  return facts(startedAt, ok ? 'ok' : 'kill_failed', cast, undefined);
+  return agentOutcomeFacts(startedAt, ok ? 'ok' : 'kill_failed', cast, undefined);
 }
 
 function snapshotLiveness(base: Omit<AgentLeakFacts, 'cleaned'>): AgentLeakFacts['afterClean'] {
@@ -163,25 +163,5 @@ function snapshotLiveness(base: Omit<AgentLeakFacts, 'cleaned'>): AgentLeakFacts
     leakedAlive: leaked.filter(isLive).map((identity) => identity.pid),
     liveAlive: base.liveIdentities.filter(isLive).map((identity) => identity.pid),
     unrelatedAlive: base.unrelated !== null && isLive(base.unrelated),
-  };
-}
-
-function facts(
-  startedAt: number,
-  classification: ScenarioOutcomeFacts['classification'],
-  cast: ScenarioOutcomeFacts['cast'],
-  pkill: ScenarioOutcomeFacts['pkill'],
-): ScenarioOutcomeFacts {
-  return {
-    classification,
-    exitCode: null,
-    signal: null,
-    stdoutTail: '',
-    stderrTail: '',
-    durationMs: Date.now() - startedAt,
-    killTimeline: [],
-    leftovers: 0,
-    ...(cast === undefined ? {} : { cast }),
-    ...(pkill === undefined ? {} : { pkill }),
   };
 }
