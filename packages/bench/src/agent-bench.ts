@@ -37,7 +37,7 @@ export const TARGET_IDLE_CPU_PERCENT = 0.5;
 export const TARGET_DETECTION_MS = 2_000;
 export const TARGET_DETECTION_MEDIAN_MS = 500;
 const CPU_ROUNDS = 20;
-const DETECTION_TRIALS = 5;
+const DETECTION_TRIALS = 7;
 const SESSION_READY_MS = 30_000;
 const DETECTION_BOUND_MS = 15_000;
 /** The fake agent exits on its own after this, even if the bench's cleanup failed. */
@@ -144,7 +144,7 @@ async function idleCost(stateRoot: string, ticks: number): Promise<{ focused: nu
   }
   const scanner = newWatcher(stateRoot);
   scanner.tick(); // Warm: argv and environments are read once per identity, not per scan.
-  for (let round = 1; round <= CPU_ROUNDS / 4; round += 1)
+  for (let round = 1; round <= CPU_ROUNDS / 2; round += 1)
     full.push(await measureCpuMs(() => scanner.tick(Date.now() + round * FULL_SCAN_INTERVAL_MS * 2), ticks));
   return { focused: median(focused), full: median(full), naive: median(naiveTicks) };
 }
