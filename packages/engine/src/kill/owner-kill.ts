@@ -310,6 +310,17 @@ export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => 
  * `signal`, so every signal stays identity-checked against a read made just before it.
  */
 export async function killOwnedTree(owner: KillableOwner, options: KillOptions = {}): Promise<KillOutcome> {
+  // A kill re-reads the same members within milliseconds (before the freeze, after it, while they
+  // die): held /proc files make each re-read one syscall, and read the same process or nothing.
+  const release = owner.reader.holdFiles?.();
+  try {
+    return await killWithReads(owner, options);
+  } finally {
+    release?.();
+  }
+}
+
+async function killWithReads(owner: KillableOwner, options: KillOptions): Promise<KillOutcome> {
   const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {

@@ -7,7 +7,8 @@
 import { statSync } from 'node:fs';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { listPids, readProcText, readStatFields, type StatFields } from './linux-stat.js';
+import { createHeldFiles, type HeldFiles, type ProcFiles, unheldFiles } from './linux-handles.js';
+import { listPids, parseProcStat, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
 import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
@@ -85,6 +86,31 @@ export interface LinuxReaderOptions {
 export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
   let cache: IdentityCache = new Map();
   const withCwd = options.cwd !== false;
+  /** Files held open while some caller holds them (holdFiles), shared by every holder; else null. */
+  let held: HeldFiles | null = null;
+  let holders = 0;
+  const files = (): ProcFiles => held ?? unheldFiles;
+
+  /** A member's stat, through a held file when a kill holds them (same process or nothing). */
+  function statOf(pid: number): StatFields | null {
+    if (held === null) return readStatFields(pid);
+    const text = held.read(pid, 'stat');
+    return text === null ? null : parseProcStat(text);
+  }
+
+  function holdFiles(): () => void {
+    holders += 1;
+    held ??= createHeldFiles();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      holders -= 1;
+      if (holders > 0 || held === null) return;
+      held.closeAll();
+      held = null;
+    };
+  }
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
@@ -108,13 +134,13 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     const pending = [...rootPids];
     for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
       if (entries.has(pid) || pid <= 0) continue;
-      const stat = readStatFields(pid);
+      const stat = statOf(pid);
       if (stat === null) continue;
       const entry = buildEntry(pid, stat, cache, withCwd);
       if (entry === null) continue;
       entries.set(pid, entry);
       // A zombie may still hold children on its exiting threads (see readChildPids): read them all.
-      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z'));
+      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z', files()));
     }
     return { entries, readAtMs: Date.now() };
   }
@@ -151,7 +177,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   function snapshotPids(pids: readonly number[]): ProcessTable {
     const entries = new Map<number, ProcessEntry>();
     for (const pid of pids) {
-      const stat = readStatFields(pid);
+      const stat = statOf(pid);
       const entry = stat === null ? null : buildEntry(pid, stat, cache, withCwd);
       if (entry !== null) entries.set(pid, entry);
     }
@@ -174,5 +200,6 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     readAdopters: async (pids, filter = {}) =>
       hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
     lastAllocatedPid: readLastPid,
+    holdFiles,
   };
 }
