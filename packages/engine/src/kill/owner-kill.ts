@@ -172,7 +172,8 @@ async function freeze(run: KillRun): Promise<Freeze> {
       pids: reachedPids(report),
       detail: `freeze round ${round}`,
     });
-    const members = new Set((await observe(run, 'trees')).map(identityKey));
+    // `frozen`: the owned pids alone when no birth since the last tree read touches the trees.
+    const members = new Set((await observe(run, 'frozen')).map(identityKey));
     if ([...members].every((key) => stopped.has(key))) {
       return { converged: true };
     }

@@ -10,7 +10,7 @@ import { buildEntry, type IdentityCache } from './linux-entry.js';
 import { createHeldFiles, type HeldFiles, type ProcFiles, unheldFiles } from './linux-handles.js';
 import { listPids, parseProcStat, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
-import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
+import type { AdopterFilter, BornProcess, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
 /** Above this many cached identities without a full snapshot to prune them, start over. */
 export const MAX_CACHED_IDENTITIES = 65_536;
@@ -22,6 +22,11 @@ export interface LinuxReader extends TableReader {
   snapshot(): ProcessTable;
   /** The given roots and their live descendants, synchronously. */
   snapshotTrees(rootPids: readonly number[]): ProcessTable;
+  // The optional parts of TableReader this reader always has.
+  readPids(pids: readonly number[]): Promise<ProcessTable | null>;
+  holdFiles(): () => void;
+  readBorn(mark: number, maxProbes: number): Promise<readonly BornProcess[] | null>;
+  lastAllocatedPid(): number | null;
 }
 
 function orNull(read: () => ProcessTable): ProcessTable | null {
@@ -37,6 +42,34 @@ function readLastPid(): number | null {
   const text = readProcText('/proc/sys/kernel/ns_last_pid');
   const pid = text === null ? Number.NaN : Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+let pidMax: number | null | undefined;
+
+/** `kernel.pid_max`: where pid allocation wraps to the bottom again; asked once. */
+function readPidMax(): number | null {
+  if (pidMax === undefined) {
+    const value = Number(readProcText('/proc/sys/kernel/pid_max')?.trim());
+    pidMax = Number.isInteger(value) && value > 0 ? value : null;
+  }
+  return pidMax;
+}
+
+/**
+ * The pids allocated after `mark`, oldest first, or null when there are more than `max` of them
+ * (or the pid order cannot be read). The kernel hands pids out in increasing order from the last
+ * one, wrapping at pid_max to the bottom (pids below 300 are reserved for early boot), so these are
+ * exactly the pids a process created since the mark can have.
+ */
+function pidsAllocatedSince(mark: number, max: number): number[] | null {
+  const now = readLastPid();
+  const top = readPidMax();
+  if (now === null || top === null || mark <= 0 || mark >= top) return null;
+  const count = now >= mark ? now - mark : top - 1 - mark + now;
+  if (count > max) return null;
+  const pids: number[] = [];
+  for (let pid = mark + 1; pids.length < count; pid = pid + 1 >= top ? 1 : pid + 1) pids.push(pid);
+  return pids;
 }
 
 /**
@@ -184,6 +217,18 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     return { entries, readAtMs: Date.now() };
   }
 
+  /** Live processes (zombies included) among the pids allocated after `mark`; null past `maxProbes`. */
+  function snapshotBorn(mark: number, maxProbes: number): BornProcess[] | null {
+    const pids = pidsAllocatedSince(mark, maxProbes);
+    if (pids === null) return null;
+    const born: BornProcess[] = [];
+    for (const pid of pids) {
+      const stat = readStatFields(pid);
+      if (stat !== null) born.push({ pid, ppid: stat.ppid, pgid: stat.pgid, sid: stat.sid });
+    }
+    return born;
+  }
+
   function snapshotTrees(rootPids: readonly number[]): ProcessTable {
     // Kernels without CONFIG_PROC_CHILDREN: fall back to a full read filtered down.
     return hasChildrenFiles() ? walkTrees(rootPids) : filterTrees(snapshot(), rootPids);
@@ -201,5 +246,12 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
       hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
     lastAllocatedPid: readLastPid,
     holdFiles,
+    readBorn: async (mark, maxProbes) => {
+      try {
+        return snapshotBorn(mark, maxProbes);
+      } catch {
+        return null;
+      }
+    },
   };
 }

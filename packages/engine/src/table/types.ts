@@ -75,6 +75,20 @@ export interface TableReader {
    * last release closes them.
    */
   holdFiles?(): () => void;
+  /**
+   * Optional (Linux): every live process whose pid was allocated after a `lastAllocatedPid()`
+   * mark, found by probing those pids rather than walking the trees; null when more than
+   * `maxProbes` pids were allocated since (or the mark cannot be read): the caller then walks.
+   */
+  readBorn?(mark: number, maxProbes: number): Promise<readonly BornProcess[] | null>;
+}
+
+/** A process found by `readBorn`: what tells whether it descends from, or joined, an owned tree. */
+export interface BornProcess {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+  readonly sid: number;
 }
 
 /** Children of adopters left out unread by `readAdopters`. */
