@@ -174,7 +174,7 @@ async function threadCpuMs(cdp) {
  * Wall time inside the page, and the main thread's CPU time around the same call (the diff is
  * already in the page, so neither includes moving it there).
  */
-async function timeDiffs(page, cdp, table, withChurn) {
+async function timeDiffs(page, cdp, table, withChurn, profiler = null) {
   const nextPid = { value: table.length + 1 + (withChurn ? 100_000 : 0) };
   const wall = [];
   const cpu = [];
@@ -183,6 +183,7 @@ async function timeDiffs(page, cdp, table, withChurn) {
     await page.evaluate((next) => {
       window.__bench.next = next;
     }, diff);
+    if (profiler && round > WARMUP_ROUNDS) await profiler.start();
     const cpuBefore = await threadCpuMs(cdp);
     // Timed inside the page: emit → validation → store → React commit (microtasks) → layout.
     const ms = await page.evaluate(
@@ -207,6 +208,7 @@ async function timeDiffs(page, cdp, table, withChurn) {
       { expected: round >= 100 ? String(round) : round.toFixed(1), pollMs: POLL_INTERVAL_MS },
     );
     const cpuMs = (await threadCpuMs(cdp)) - cpuBefore;
+    if (profiler && round > WARMUP_ROUNDS) await profiler.stop();
     if (round > WARMUP_ROUNDS) {
       wall.push(ms);
       cpu.push(cpuMs);
@@ -215,25 +217,33 @@ async function timeDiffs(page, cdp, table, withChurn) {
   return { ...summarise(wall), cpu: summarise(cpu) };
 }
 
-/** Chromium's sampling profile of `work`, summed by function (self time), heaviest first. */
-async function profiled(page, label, work) {
+/**
+ * Chromium's sampling profiler around the timed windows only (not the bench's own transfers of
+ * the diffs into the page), summed by function (self time) over the rounds.
+ */
+async function windowProfiler(page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-  await cdp.send('Profiler.start');
-  const result = await work();
-  const { profile } = await cdp.send('Profiler.stop');
   const selfUs = new Map();
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  for (let i = 0; i < profile.samples.length; i += 1) {
-    const frame = byId.get(profile.samples[i]).callFrame;
-    const name = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').at(-1)}:${frame.lineNumber}:${frame.columnNumber}`;
-    selfUs.set(name, (selfUs.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  }
-  const top = [...selfUs].sort((a, b) => b[1] - a[1]).slice(0, PROFILE_TOP);
-  console.error(`profile: ${label}`);
-  for (const [name, us] of top) console.error(`${(us / 1000).toFixed(1).padStart(9)} ms  ${name}`);
-  return result;
+  return {
+    start: () => cdp.send('Profiler.start'),
+    async stop() {
+      const { profile } = await cdp.send('Profiler.stop');
+      const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+      for (let i = 0; i < profile.samples.length; i += 1) {
+        const frame = byId.get(profile.samples[i]).callFrame;
+        const name = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').at(-1)}:${frame.lineNumber}:${frame.columnNumber}`;
+        selfUs.set(name, (selfUs.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+      }
+    },
+    print(label) {
+      const top = [...selfUs].filter(([name]) => !name.startsWith('(idle)')).sort((a, b) => b[1] - a[1]);
+      console.error(`profile: ${label} (timed windows only, summed over the rounds)`);
+      for (const [name, us] of top.slice(0, PROFILE_TOP))
+        console.error(`${(us / 1000).toFixed(1).padStart(9)} ms  ${name}`);
+    },
+  };
 }
 
 async function benchOneSize(browser, port, count) {
@@ -263,9 +273,11 @@ async function benchOneSize(browser, port, count) {
 
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
-    const measure = (withChurn) => {
-      const work = () => timeDiffs(page, cdp, table, withChurn);
-      return PROFILE ? profiled(page, `${count} rows, ${withChurn ? 'with churn' : 'metrics only'}`, work) : work();
+    const measure = async (withChurn) => {
+      const profiler = PROFILE ? await windowProfiler(page) : null;
+      const result = await timeDiffs(page, cdp, table, withChurn, profiler);
+      profiler?.print(`${count} rows, ${withChurn ? 'with churn' : 'metrics only'}`);
+      return result;
     };
     const metricsOnly = await measure(false);
     const withChurn = await measure(true);

@@ -1,8 +1,9 @@
 /** The store's slices: each owns its part of AppState and the setters that change it. */
 import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
+import { SystemTree } from '../model/system-tree';
 import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
-import { applySystemDiffWithShape, type SystemDiff } from './system-diff';
+import { applySystemDiffInPlace, type SystemDiff } from './system-diff';
 import type {
   ActionsSlice,
   AppState,
@@ -38,17 +39,20 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
 });
 
 function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
-  const { table, shapeChanged, zombies } = applySystemDiffWithShape(state.system, diff, state.systemZombies);
+  const { zombies } = applySystemDiffInPlace(state.system, diff, state.systemZombies);
+  const rowsChanged = state.systemTree.apply(diff);
   return {
-    system: table,
+    systemVersion: state.systemVersion + 1,
     systemZombies: zombies,
-    systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape,
-    ...recordSystem(state, table, Date.now()),
+    systemShape: rowsChanged ? state.systemShape + 1 : state.systemShape,
+    ...recordSystem(state, state.system, Date.now()),
   };
 }
 
 export const createSystemSlice: Slice<SystemSlice> = (set) => ({
   system: new Map(),
+  systemTree: new SystemTree(),
+  systemVersion: 0,
   systemShape: 0,
   systemZombies: 0,
   systemWatched: false,

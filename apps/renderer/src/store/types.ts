@@ -10,6 +10,7 @@ import type {
   Snapshot,
 } from '@treewarden/protocol';
 import type { HistoryBook } from '../model/history';
+import type { SystemTree } from '../model/system-tree';
 import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
 
@@ -19,9 +20,16 @@ export interface SnapshotSlice {
 }
 
 export interface SystemSlice {
-  /** System-wide table keyed by `pid:startTime`; replaced, never mutated. */
+  /**
+   * System-wide table keyed by `pid:startTime`, mutated in place by each diff (a copy of 20,000
+   * entries per poll cost more than the rest of the update): subscribe to `systemVersion`.
+   */
   system: Map<string, ProcessNode>;
-  /** Bumped only when the table's shape changes (processes come, go or are reparented). */
+  /** The table's tree, kept up by the same diffs; its rows() change only with `systemShape`. */
+  systemTree: SystemTree;
+  /** Bumped by every diff (the table changed in place). */
+  systemVersion: number;
+  /** Bumped only when the tree's rows may change (processes come, go, are reparented, or a parent execs). */
   systemShape: number;
   /** Zombies in `system` (state Z), kept up by each diff. */
   systemZombies: number;
