@@ -85,7 +85,7 @@ export class SystemTree {
   }
 
   /** Applies a diff (removals first, like the table); true when the rows may have changed. */
-  apply(diff: TreeDiff): boolean {
+  apply(diff: TreeDiff, keys: readonly string[] = diff.upserts.map(identityKey)): boolean {
     if (diff.full) {
       // Processes still there keep their records (and so their row objects).
       const before = new Map(this.recs);
@@ -110,8 +110,9 @@ export class SystemTree {
       if (!this.broken) this.unlinkRemoved(rec);
       changed = true;
     }
-    for (const node of diff.upserts) {
-      const key = identityKey(node);
+    for (let i = 0; i < diff.upserts.length; i += 1) {
+      const node = diff.upserts[i] as ProcessNode;
+      const key = keys[i] as string;
       const rec = this.recs.get(key);
       if (rec === undefined) {
         const added = this.newRec(key, node);

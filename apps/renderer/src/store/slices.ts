@@ -1,6 +1,7 @@
 /** The store's slices: each owns its part of AppState and the setters that change it. */
 import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
+import { identityKey } from '../model/identity';
 import { SystemTree } from '../model/system-tree';
 import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
 import { applySystemDiffInPlace, type SystemDiff } from './system-diff';
@@ -39,13 +40,15 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
 });
 
 function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
-  const { zombies } = applySystemDiffInPlace(state.system, diff, state.systemZombies);
-  const rowsChanged = state.systemTree.apply(diff);
+  // One key string per process, shared by the table, the tree and the history (each hashes it once).
+  const keys = diff.upserts.map(identityKey);
+  const { zombies, removed } = applySystemDiffInPlace(state.system, diff, state.systemZombies, keys);
+  const rowsChanged = state.systemTree.apply(diff, keys);
   return {
     systemVersion: state.systemVersion + 1,
     systemZombies: zombies,
     systemShape: rowsChanged ? state.systemShape + 1 : state.systemShape,
-    ...recordSystem(state, state.system, Date.now()),
+    ...recordSystem(state, { full: diff.full, upserts: diff.upserts, keys, removed }, Date.now()),
   };
 }
 

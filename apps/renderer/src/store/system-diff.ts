@@ -19,7 +19,13 @@ export function applySystemDiffWithShape(
   previous: ReadonlyMap<string, ProcessNode>,
   diff: SystemDiff,
   previousZombies = countZombies(previous),
-): { table: Map<string, ProcessNode>; shapeChanged: boolean; zombies: number } {
+): {
+  table: Map<string, ProcessNode>;
+  shapeChanged: boolean;
+  zombies: number;
+  added: ProcessNode[];
+  removed: string[];
+} {
   const table = new Map(previous);
   return { table, ...applySystemDiffInPlace(table, diff, previousZombies) };
 }
@@ -37,8 +43,13 @@ export function applySystemDiffInPlace(
   table: Map<string, ProcessNode>,
   diff: SystemDiff,
   previousZombies = countZombies(table),
-): { shapeChanged: boolean; zombies: number } {
+  /** The upserts' identity keys, when the caller made them already (one string per process per diff). */
+  keys: readonly string[] = diff.upserts.map(identityKey),
+): { shapeChanged: boolean; zombies: number; added: ProcessNode[]; removed: string[] } {
   if (diff.full) table.clear();
+  // What came and went, for the structures kept beside the table (the history's sample groups).
+  const added: ProcessNode[] = [];
+  const removed: string[] = [];
   let shapeChanged = diff.full;
   let zombies = diff.full ? 0 : previousZombies;
   if (!diff.full)
@@ -46,18 +57,21 @@ export function applySystemDiffInPlace(
       const before = table.get(key);
       if (before === undefined) continue;
       table.delete(key);
+      removed.push(key);
       shapeChanged = true;
       if (isZombie(before)) zombies -= 1;
     }
-  for (const node of diff.upserts) {
-    const key = identityKey(node);
+  for (let i = 0; i < diff.upserts.length; i += 1) {
+    const node = diff.upserts[i] as ProcessNode;
+    const key = keys[i] as string;
     const before = table.get(key);
+    if (before === undefined) added.push(node);
     if (!before || before.ppid !== node.ppid) shapeChanged = true;
     if (before !== undefined && isZombie(before)) zombies -= 1;
     if (isZombie(node)) zombies += 1;
     table.set(key, node);
   }
-  return { shapeChanged, zombies };
+  return { shapeChanged, zombies, added, removed };
 }
 
 export function countZombies(table: ReadonlyMap<string, ProcessNode>): number {

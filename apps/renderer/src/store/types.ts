@@ -13,6 +13,7 @@ import type { HistoryBook } from '../model/history';
 import type { SystemTree } from '../model/system-tree';
 import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
+import type { SystemSampler } from './system-sampling';
 
 export interface SnapshotSlice {
   snapshot: Snapshot | null;
@@ -202,8 +203,13 @@ export interface HistorySlice {
   /** The system view's rings (one sample per SYSTEM_SAMPLE_MIN_MS), fed by system diffs. */
   systemHistory: HistoryBook;
   historyTick: number;
-  /** Bumped after each recorded system pass (every SYSTEM_SAMPLE_MIN_MS at most). */
-  systemHistoryTick: number;
+  /**
+   * Per sample group (system-sampling.ts), bumped when the group got its samples: a system row
+   * re-reads its ring only when its own group was sampled (about one poll in five).
+   */
+  systemGroupTicks: readonly number[];
+  /** Which system processes the next diffs sample (the pass spread over polls). */
+  systemSampler: SystemSampler;
   flagSettings: FlagSettings;
   /** Flags of system processes by identity, recomputed when a system pass is recorded or the thresholds change. */
   systemFlags: ReadonlyMap<string, Flag[]>;
