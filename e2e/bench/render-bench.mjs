@@ -13,7 +13,8 @@
  * lines for `npm run bench`. BENCH_PROCESSES=20000 (or "5000,20000") picks the sizes;
  * BENCH_PROFILE=1 prints each case's heaviest functions inside the timed windows (self time,
  * Chromium's sampling profiler) to stderr; BENCH_BASELINE_DIST times another build in the same
- * rounds (the same diffs, back to back, alternating which goes first).
+ * rounds (the same diffs, back to back, alternating which goes first); BENCH_SCREENSHOT_DIR saves a
+ * picture of each size's System view after its rounds.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -39,6 +40,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
  * in the same run: each size is measured on it and on this one, and the ratios printed.
  */
 const BASELINE_DIST = process.env.BENCH_BASELINE_DIST;
+/** A folder to save a picture of each size's System view in, after its rounds (this build's page). */
+const SCREENSHOT_DIR = process.env.BENCH_SCREENSHOT_DIR;
 /** Functions listed by BENCH_PROFILE. */
 const PROFILE_TOP = 25;
 export const WARMUP_ROUNDS = 5;
@@ -303,6 +306,11 @@ async function benchOneSize(browser, builds, count) {
     };
     const metricsOnly = await measure(false);
     const withChurn = await measure(true);
+    const mine = targets.find((target) => target.build === undefined);
+    if (SCREENSHOT_DIR && mine) {
+      await mine.page.mouse.move(0, 0);
+      await mine.page.screenshot({ path: join(SCREENSHOT_DIR, `system-${count}-rows.png`) });
+    }
     return targets.map((target, index) => ({
       benchmark: 'renderer-system-tree-update',
       processes: count,

@@ -52,12 +52,15 @@ function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
   };
 }
 
+/** An empty table and tree: both are mutated in place, so a reset needs new ones, not the old state. */
+export function createSystemTable(): Pick<SystemSlice, 'system' | 'systemTree' | 'systemZombies'> {
+  return { system: new Map(), systemTree: new SystemTree(), systemZombies: 0 };
+}
+
 export const createSystemSlice: Slice<SystemSlice> = (set) => ({
-  system: new Map(),
-  systemTree: new SystemTree(),
+  ...createSystemTable(),
   systemVersion: 0,
   systemShape: 0,
-  systemZombies: 0,
   systemWatched: false,
   applySystemDiff: (diff) => set((state) => nextSystem(state, diff)),
   replaceSystem: (processes) =>
