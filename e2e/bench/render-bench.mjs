@@ -127,12 +127,24 @@ function makeTable(count) {
   return nodes;
 }
 
-/** ~5 % of the table: CPU/memory updates, plus a few exits and new processes. */
+/**
+ * ~5 % of the table: CPU/memory updates, plus a few exits and new processes. The exits are
+ * chosen first and never updated in the same diff (the host never sends both for one process:
+ * the page would keep the process the bench dropped).
+ */
 function makeDiff(table, round, nextPid, withChurn) {
   const changes = Math.round(table.length * CHANGE_FRACTION);
   const upserts = [];
   const removed = [];
+  const born = [];
   const churn = withChurn ? Math.max(1, Math.round(changes * 0.04)) : 0;
+  for (let i = 0; i < churn; i += 1) {
+    const index = table.length - 1 - ((round * 31 + i) % 500);
+    const [gone] = table.splice(index, 1);
+    removed.push(`${gone.pid}:${gone.startTime}`);
+    born.push({ ...gone, pid: nextPid.value, startTime: String(1000 + nextPid.value) });
+    nextPid.value += 1;
+  }
   for (let i = 0; i < changes - 2 * churn; i += 1) {
     const index = (round * 7919 + i * 104729) % table.length;
     const current = table[index];
@@ -143,14 +155,9 @@ function makeDiff(table, round, nextPid, withChurn) {
   // pid 1 carries the round in its CPU column, so the page can prove the diff reached the DOM.
   table[0] = { ...table[0], cpuPercent: round };
   upserts.push(table[0]);
-  for (let i = 0; i < churn; i += 1) {
-    const index = table.length - 1 - ((round * 31 + i) % 500);
-    const [gone] = table.splice(index, 1);
-    removed.push(`${gone.pid}:${gone.startTime}`);
-    const born = { ...gone, pid: nextPid.value, startTime: String(1000 + nextPid.value) };
-    nextPid.value += 1;
-    table.push(born);
-    upserts.push(born);
+  for (const node of born) {
+    table.push(node);
+    upserts.push(node);
   }
   return { type: 'systemDiff', full: false, upserts, removed };
 }
@@ -306,6 +313,9 @@ async function benchOneSize(browser, builds, count) {
     };
     const metricsOnly = await measure(false);
     const withChurn = await measure(true);
+    // Every build must show the table the diffs made, or its times measured a wrong screen.
+    for (const target of targets)
+      await target.page.getByText(`${table.length} processes`).waitFor({ timeout: READY_TIMEOUT_MS });
     const mine = targets.find((target) => target.build === undefined);
     if (SCREENSHOT_DIR && mine) {
       await mine.page.mouse.move(0, 0);
