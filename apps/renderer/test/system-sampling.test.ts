@@ -1,7 +1,7 @@
 /**
  * The system history pass spread over polls: each poll samples about a fifth of the processes,
  * every process still gets a sample within its pass, and the flags always equal a full
- * computation over every process's ring (exits, births, zombies and full tables included).
+ * computation over every process's ring (exits, births, zombies, full tables and new thresholds included).
  */
 import type { ProcessNode } from '@treewarden/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -32,7 +32,7 @@ describe('system history spread over polls', () => {
   afterEach(() => vi.restoreAllMocks());
 
   for (const pollMs of [1000, 2000, 3000]) {
-    it(`samples each process once per pass and keeps the flags exact (poll ${pollMs} ms)`, () => {
+    it(`samples each process once per pass and keeps the flags exact (poll ${pollMs} ms)`, { timeout: 60_000 }, () => {
       const random = seeded(pollMs);
       const store = createAppStore();
       const nodes = new Map<string, ProcessNode>();
@@ -65,11 +65,10 @@ describe('system history spread over polls', () => {
             upserts.push(next);
           } else if (roll < 0.3) {
             const grow = node.pid % 5 === 0 ? 40 * MIB * (pollMs / 60_000) : 0;
-            const next = {
-              ...node,
-              rssBytes: node.rssBytes + grow,
-              cpuPercent: node.pid % 4 === 0 ? 95 : random() * 50,
-            };
+            // pid % 7 sits between the thresholds the series switches between, then calms down.
+            const middling = poll < (polls * 3) / 4 ? 70 : 10;
+            const cpuPercent = node.pid % 4 === 0 ? 95 : node.pid % 7 === 0 ? middling : random() * 50;
+            const next = { ...node, rssBytes: node.rssBytes + grow, cpuPercent };
             nodes.set(key, next);
             upserts.push(next);
           }
@@ -82,6 +81,11 @@ describe('system history spread over polls', () => {
         const book = store.getState().systemHistory;
         const sizesBefore = new Map([...nodes.keys()].map((key) => [key, book.ring(key)?.size ?? 0]));
         const full = poll === Math.floor(polls / 2);
+        // New thresholds part-way: flags recomputed over everything, then kept up by the groups again.
+        if (poll === Math.floor((polls * 3) / 4))
+          store.getState().setFlagSettings({ ...store.getState().flagSettings, cpuPercent: 60, cpuMinutes: 1 });
+        if (poll === Math.floor((polls * 7) / 8))
+          store.getState().setFlagSettings({ ...store.getState().flagSettings, cpuPercent: 99, cpuMinutes: 3 });
         store
           .getState()
           .applySystemDiff(

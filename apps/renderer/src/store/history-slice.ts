@@ -167,5 +167,7 @@ export function applyFlagSettings(
   settings: FlagSettings,
 ): Pick<AppState, 'flagSettings' | 'systemFlags'> {
   saveFlagSettings(settings);
-  return { flagSettings: settings, systemFlags: computeFlags(state.systemHistory, state.system.keys(), settings) };
+  const systemFlags = computeFlags(state.systemHistory, state.system.keys(), settings);
+  state.systemSampler.noteFlagged(systemFlags);
+  return { flagSettings: settings, systemFlags };
 }

@@ -65,6 +65,11 @@ export class SystemSampler {
     return due;
   }
 
+  /** After the flags were recomputed over every process (new thresholds): who is flagged now. */
+  noteFlagged(flags: ReadonlyMap<string, unknown>): void {
+    for (const group of this.groups) for (const [key, entry] of group) entry.flagged = flags.has(key);
+  }
+
   members(group: number): ReadonlyMap<string, Sampled> {
     return this.groups[group] ?? new Map();
   }
