@@ -39,7 +39,7 @@ function diff(upserts: ProcessNode[], removed: ProcessNode[] = []) {
 }
 
 describe('System view rows', () => {
-  it('follows births, exits, moves, collapse and search over the in-place table', () => {
+  it('follows births, exits, moves, collapse and search over the in-place table', { timeout: 30_000 }, () => {
     installFakeBridge(() => okReply({ enabled: true, processes: [] }));
     render(<SystemView />);
     const init = makeProcess({ pid: 1, ppid: 0, command: 'init', commandLine: 'init' });
