@@ -14,6 +14,7 @@ import type {
 } from '@treewarden/protocol';
 import { afterEach, beforeEach } from 'vitest';
 import { createHistoryState } from '../src/store/history-slice';
+import { createSystemTable } from '../src/store/slices';
 import { useAppStore } from '../src/store/store';
 import { setBridge } from '../src/transport/host';
 
@@ -170,8 +171,8 @@ export function okReply(result: unknown): Reply {
 /** Resets the singleton store and the bridge around every test of the file that calls it. */
 export function resetStoreEachTest(): void {
   const initial = useAppStore.getState();
-  // The history rings are mutated in place: every test starts with empty ones.
-  beforeEach(() => useAppStore.setState({ ...initial, ...createHistoryState() }, true));
+  // The history rings are mutated in place: every test starts with empty ones. So are the system table and its tree.
+  beforeEach(() => useAppStore.setState({ ...initial, ...createHistoryState(), ...createSystemTable() }, true));
   afterEach(() => {
     cleanup(); // vitest runs without globals, so testing-library cannot register this itself
     setBridge(null);

@@ -10,7 +10,7 @@ import { watchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
-import { filterSystemRows, type RowReuse, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
+import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
 import { FlagSettingsButton } from './flag-settings';
 import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
@@ -18,8 +18,12 @@ import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
 
 export const SYSTEM_ROW_HEIGHT = 26;
-/** Rows rendered beyond the viewport, so fast scrolling does not flash empty space. */
-const OVERSCAN_ROWS = 12;
+/**
+ * Rows rendered beyond the viewport, so fast scrolling does not flash empty space. Every rendered
+ * row re-renders on the 1 s clock (its Age) and when its process changes, so each extra row costs
+ * on every poll: 8 above and below (~200 px at 26 px a row) covers a wheel step.
+ */
+const OVERSCAN_ROWS = 8;
 
 const FILTERS: Array<{ id: SystemFilter; label: string; tip: string }> = [
   { id: 'all', label: 'All', tip: 'Every process on the machine, as a tree' },
@@ -39,6 +43,11 @@ const FILTERS: Array<{ id: SystemFilter; label: string; tip: string }> = [
 
 const NO_FLAGS: readonly never[] = [];
 
+/** One function for the virtualizer's lifetime: a new one per render would be a new option. */
+function rowHeight(): number {
+  return SYSTEM_ROW_HEIGHT;
+}
+
 /** Clicking a column header cycles: largest first, smallest first, back to the tree. */
 function nextSort(current: SortOrder | null, key: SortKey): SortOrder | null {
   const first = key === 'pid' || key === 'ports' ? 'ascending' : 'descending';
@@ -49,6 +58,8 @@ function nextSort(current: SortOrder | null, key: SortKey): SortOrder | null {
 
 export function SystemView() {
   const system = useAppStore((state) => state.system);
+  // The table is mutated in place; its version says when it changed (and re-renders this view).
+  const version = useAppStore((state) => state.systemVersion);
   const activeKey = useAppStore((state) => state.selectedProcessKey);
   const selectProcess = useAppStore((state) => state.selectProcess);
   const askKill = useAppStore((state) => state.askKill);
@@ -79,36 +90,39 @@ export function SystemView() {
     () => (wantsUid ? (runUid ?? guessUid(useAppStore.getState().system)) : null),
     [runUid, shape, wantsUid],
   );
-  // The last rows by key: a row whose place in the tree is unchanged stays the same object (see RowReuse).
-  const previousRows = useRef<RowReuse>(new Map());
   // Rebuild the row order only when the tree's shape changed (or a search/filter needs the new
   // values); CPU/memory-only polls re-read the visible nodes from the table and touch nothing else.
-  // A sort by CPU, memory or age follows the values, so it re-sorts on every poll too.
+  // A sort by CPU, memory or age follows the values, so it re-sorts on every poll too. The plain
+  // tree is the store's, spliced by each diff (model/system-tree.ts); searches and filters are
+  // flattened from the table.
   const filtering = deferredText.trim() !== '' || filter !== 'all' || sort !== null;
-  const rowsTrigger = filtering ? system : shape;
+  const rowsTrigger = filtering ? version : shape;
   const flagsTrigger = filter === 'flagged' ? flags : null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: rowsTrigger stands for the table on purpose (see above)
   const rows = useMemo(() => {
-    const { system: table, systemFlags } = useAppStore.getState();
+    const { system: table, systemFlags, systemTree } = useAppStore.getState();
+    if (!filtering) return systemTree.rows(collapsed);
     const query = { text: deferredText, filter, uid: myUid, flagged: systemFlags };
     if (sort) return sortSystemRows(table, query, sort);
-    const next = filterSystemRows(table, query, collapsed, previousRows.current);
-    previousRows.current = new Map(next.map((row) => [row.key, row]));
-    return next;
+    return filterSystemRows(table, query, collapsed);
   }, [rowsTrigger, flagsTrigger, deferredText, filter, myUid, collapsed, sort]);
   const zombies = useAppStore((state) => state.systemZombies);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => SYSTEM_ROW_HEIGHT,
+    estimateSize: rowHeight,
     overscan: OVERSCAN_ROWS,
     // Items keyed by index (the default): every row has the same fixed height, so a key-based size
     // cache buys nothing, and a key function that changes with the rows would make the virtualizer
     // re-measure all 20,000 items whenever a process comes or goes. React keys rows by identity below.
   });
 
-  const requestKill = useCallback((row: TreeRow) => askKill(killRequestOf(row.node, 'tree', null)), [askKill]);
+  // The confirmation names the process as the table has it now (a kept row may hold an older node).
+  const requestKill = useCallback(
+    (row: TreeRow) => askKill(killRequestOf(useAppStore.getState().system.get(row.key) ?? row.node, 'tree', null)),
+    [askKill],
+  );
   const setActive = useCallback(
     (key: string) => {
       selectProcess(key);

@@ -167,6 +167,33 @@ export class HistoryBook {
   }
 
   /**
+   * The ring of `key`, made when missing: the system spreads its pass over polls and samples
+   * through the rings it holds (store/system-sampling.ts); it drops the rings of processes that
+   * left itself (forget, retain), and says when it sampled (noteSampled).
+   */
+  ringFor(key: string): SampleRing {
+    let ring = this.rings.get(key);
+    if (ring === undefined) {
+      ring = new SampleRing(this.capacity);
+      this.rings.set(key, ring);
+    }
+    return ring;
+  }
+
+  noteSampled(atMs: number): void {
+    this.newestAtMs = atMs;
+  }
+
+  forget(key: string): void {
+    this.rings.delete(key);
+  }
+
+  /** Drops every ring whose key `keep` refuses (a full table replaced the old one). */
+  retain(keep: (key: string) => boolean): void {
+    for (const key of this.rings.keys()) if (!keep(key)) this.rings.delete(key);
+  }
+
+  /**
    * recordPass for callers that hold the values already (the system table): `each` calls
    * `record` once per key, so no entry tuple is built per process.
    */

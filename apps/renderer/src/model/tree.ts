@@ -31,6 +31,7 @@ function indexChildren(entries: Iterable<readonly [string, ProcessNode]>): {
     keys.set(node.pid, key);
   }
   for (const node of byPid.values()) {
+    if (node.ppid === node.pid) continue; // its own parent: a root, not its own child
     const siblings = children.get(node.ppid);
     if (siblings) siblings.push(node);
     else children.set(node.ppid, [node]);
@@ -47,7 +48,7 @@ function indexChildren(entries: Iterable<readonly [string, ProcessNode]>): {
 export type RowReuse = ReadonlyMap<string, TreeRow>;
 
 /** Same parent process, as a row shows it (its identity and the command named for a zombie's reaper). */
-function sameParent(a: ProcessNode | null, b: ProcessNode | null): boolean {
+export function sameParent(a: ProcessNode | null, b: ProcessNode | null): boolean {
   if (a === b) return true;
   return a !== null && b !== null && a.pid === b.pid && a.startTime === b.startTime && a.command === b.command;
 }
@@ -92,7 +93,8 @@ export function flattenEntries(
     seen.add(node.pid);
     const kids = children.get(node.pid);
     const key = keys.get(node.pid) as string;
-    const row = { key, node, depth, childCount: kids?.length ?? 0, parent: byPid.get(node.ppid) ?? null };
+    const parent = node.ppid === node.pid ? null : (byPid.get(node.ppid) ?? null);
+    const row = { key, node, depth, childCount: kids?.length ?? 0, parent };
     rows.push(reuseRow(previous, row));
     if (kids === undefined || collapsed.has(key)) continue;
     for (let i = kids.length - 1; i >= 0; i -= 1) {

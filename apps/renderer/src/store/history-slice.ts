@@ -1,7 +1,8 @@
 /**
  * Resource history in the store: each snapshot adds a sample per run member and per run (its
- * totals), per agent session (its members' sum) and per session member, each system diff (at most every SYSTEM_SAMPLE_MIN_MS) one per system process, and the
- * system flags are recomputed then. No reads of their own: only what the host already sent.
+ * totals), per agent session (its members' sum) and per session member; each system diff samples
+ * the system processes whose group is due (one sample per SYSTEM_SAMPLE_MIN_MS each), and their
+ * flags are recomputed then. No reads of their own: only what the host already sent.
  */
 import type { ProcessNode, Snapshot } from '@treewarden/protocol';
 import { loadFlagSettings, saveFlagSettings } from '../model/flag-settings';
@@ -15,6 +16,7 @@ import {
 import { identityKey, isZombie } from '../model/identity';
 import { knownCpuSum, type SampleEntry, sessionPass } from '../model/session-samples';
 import { type Flag, type FlagSettings, flagsOf } from '../model/trend';
+import { SYSTEM_SAMPLE_GROUPS, SystemSampler } from './system-sampling';
 import type { AppState, HistorySlice } from './types';
 
 type Entry = SampleEntry;
@@ -51,13 +53,26 @@ function mayFlag(ring: SampleRing, settings: FlagSettings): boolean {
   // A growth needs the window's first-to-last rate at the threshold (memoryGrowthFlag's first test).
   const growthWindowFrom = newestAtMs - settings.memoryMinutes * MS_PER_MINUTE;
   if (ring.timeAt(0) > growthWindowFrom) return false;
-  let first = newest;
-  while (first > 0 && ring.timeAt(first - 1) >= growthWindowFrom) first -= 1;
+  // The first sample inside the window; times only grow along the ring, so a binary search.
+  let first = 0;
+  let last = newest;
+  while (first < last) {
+    const middle = (first + last) >>> 1;
+    if (ring.timeAt(middle) >= growthWindowFrom) last = middle;
+    else first = middle + 1;
+  }
   const minutes = (newestAtMs - ring.timeAt(first)) / MS_PER_MINUTE;
   return (
     minutes > 0 &&
     (ring.memoryAt(newest) - ring.memoryAt(first)) / BYTES_PER_MIB / minutes >= settings.memoryMibPerMinute
   );
+}
+
+/** A ring's flags, null when none (the cheap pre-check first). */
+function flagsOfRing(ring: SampleRing, settings: FlagSettings): Flag[] | null {
+  if (!mayFlag(ring, settings)) return null;
+  const found = flagsOf(ring.samples(), settings);
+  return found.length > 0 ? found : null;
 }
 
 export function computeFlags(
@@ -68,9 +83,8 @@ export function computeFlags(
   const flags = new Map<string, Flag[]>();
   for (const key of keys) {
     const ring = book.ring(key);
-    if (ring === undefined || !mayFlag(ring, settings)) continue;
-    const found = flagsOf(ring.samples(), settings);
-    if (found.length > 0) flags.set(key, found);
+    const found = ring === undefined ? null : flagsOfRing(ring, settings);
+    if (found !== null) flags.set(key, found);
   }
   return flags;
 }
@@ -80,7 +94,8 @@ export function createHistoryState(): Omit<HistorySlice, 'setFlagSettings'> {
     runHistory: new HistoryBook(RUN_HISTORY_CAPACITY),
     systemHistory: new HistoryBook(SYSTEM_HISTORY_CAPACITY, SYSTEM_SAMPLE_MIN_MS),
     historyTick: 0,
-    systemHistoryTick: 0,
+    systemGroupTicks: Array.from({ length: SYSTEM_SAMPLE_GROUPS }, () => 0),
+    systemSampler: new SystemSampler(),
     flagSettings: loadFlagSettings(),
     systemFlags: new Map(),
   };
@@ -93,20 +108,58 @@ export function recordSnapshot(state: AppState, snapshot: Snapshot): Pick<AppSta
   return { historyTick: state.historyTick + 1 };
 }
 
-/** After a system diff: a system pass when the spacing allows, and then fresh flags. */
+/**
+ * After a system diff (already applied to `state.system`): rings of processes that left go, and
+ * the sample groups that are due (system-sampling.ts) get a sample each and fresh flags.
+ */
 export function recordSystem(
   state: AppState,
-  system: ReadonlyMap<string, ProcessNode>,
+  diff: { full: boolean; upserts: readonly ProcessNode[]; keys: readonly string[]; removed: readonly string[] },
   atMs: number,
-): Partial<Pick<AppState, 'systemFlags' | 'systemHistoryTick'>> {
-  const recorded = state.systemHistory.recordEach(atMs, (record) => {
-    for (const [key, node] of system) if (!isZombie(node)) record(key, node.cpuPercent ?? null, node.rssBytes);
-  });
-  if (!recorded) return {};
-  return {
-    systemFlags: computeFlags(state.systemHistory, system.keys(), state.flagSettings),
-    systemHistoryTick: state.systemHistoryTick + 1,
+): Partial<Pick<AppState, 'systemFlags' | 'systemGroupTicks'>> {
+  const { system, systemHistory: book, systemSampler: sampler } = state;
+  sampler.noteDiff(diff.full, diff.upserts, diff.keys, diff.removed);
+  let flags: Map<string, Flag[]> | null = null;
+  const unflag = (key: string) => {
+    if (!(flags ?? state.systemFlags).has(key)) return;
+    flags ??= new Map(state.systemFlags);
+    flags.delete(key);
   };
+  if (diff.full) {
+    book.retain((key) => system.has(key));
+    for (const key of state.systemFlags.keys()) if (!system.has(key)) unflag(key);
+  } else
+    for (const key of diff.removed) {
+      book.forget(key);
+      unflag(key);
+    }
+  const due = sampler.due(atMs);
+  if (due.length === 0) return flags === null ? {} : { systemFlags: flags };
+  const next: Map<string, Flag[]> = flags ?? new Map(state.systemFlags);
+  const ticks = [...state.systemGroupTicks];
+  for (const group of due) {
+    for (const [key, entry] of sampler.members(group)) {
+      // Flags are few: only a process flagged before is looked up to clear its flag.
+      if (entry.flagged) next.delete(key);
+      entry.flagged = false;
+      // A zombie has no CPU or memory of its own: its curve ends (a revived reading starts a new one).
+      if (isZombie(entry.node)) {
+        book.forget(key);
+        entry.ring = undefined;
+        continue;
+      }
+      entry.ring ??= book.ringFor(key);
+      entry.ring.pushValues(atMs, entry.node.cpuPercent ?? null, entry.node.rssBytes);
+      const found = flagsOfRing(entry.ring, state.flagSettings);
+      if (found !== null) {
+        next.set(key, found);
+        entry.flagged = true;
+      }
+    }
+    ticks[group] = (ticks[group] ?? 0) + 1;
+  }
+  book.noteSampled(atMs);
+  return { systemFlags: next, systemGroupTicks: ticks };
 }
 
 export function applyFlagSettings(
@@ -114,5 +167,7 @@ export function applyFlagSettings(
   settings: FlagSettings,
 ): Pick<AppState, 'flagSettings' | 'systemFlags'> {
   saveFlagSettings(settings);
-  return { flagSettings: settings, systemFlags: computeFlags(state.systemHistory, state.system.keys(), settings) };
+  const systemFlags = computeFlags(state.systemHistory, state.system.keys(), settings);
+  state.systemSampler.noteFlagged(systemFlags);
+  return { flagSettings: settings, systemFlags };
 }

@@ -1,8 +1,10 @@
 /** The store's slices: each owns its part of AppState and the setters that change it. */
 import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
+import { identityKey } from '../model/identity';
+import { SystemTree } from '../model/system-tree';
 import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
-import { applySystemDiffWithShape, type SystemDiff } from './system-diff';
+import { applySystemDiffInPlace, type SystemDiff } from './system-diff';
 import type {
   ActionsSlice,
   AppState,
@@ -38,19 +40,27 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
 });
 
 function nextSystem(state: AppState, diff: SystemDiff): Partial<AppState> {
-  const { table, shapeChanged, zombies } = applySystemDiffWithShape(state.system, diff, state.systemZombies);
+  // One key string per process, shared by the table, the tree and the history (each hashes it once).
+  const keys = diff.upserts.map(identityKey);
+  const { zombies, removed } = applySystemDiffInPlace(state.system, diff, state.systemZombies, keys);
+  const rowsChanged = state.systemTree.apply(diff, keys);
   return {
-    system: table,
+    systemVersion: state.systemVersion + 1,
     systemZombies: zombies,
-    systemShape: shapeChanged ? state.systemShape + 1 : state.systemShape,
-    ...recordSystem(state, table, Date.now()),
+    systemShape: rowsChanged ? state.systemShape + 1 : state.systemShape,
+    ...recordSystem(state, { full: diff.full, upserts: diff.upserts, keys, removed }, Date.now()),
   };
 }
 
+/** An empty table and tree: both are mutated in place, so a reset needs new ones, not the old state. */
+export function createSystemTable(): Pick<SystemSlice, 'system' | 'systemTree' | 'systemZombies'> {
+  return { system: new Map(), systemTree: new SystemTree(), systemZombies: 0 };
+}
+
 export const createSystemSlice: Slice<SystemSlice> = (set) => ({
-  system: new Map(),
+  ...createSystemTable(),
+  systemVersion: 0,
   systemShape: 0,
-  systemZombies: 0,
   systemWatched: false,
   applySystemDiff: (diff) => set((state) => nextSystem(state, diff)),
   replaceSystem: (processes) =>

@@ -10,8 +10,10 @@ import type {
   Snapshot,
 } from '@treewarden/protocol';
 import type { HistoryBook } from '../model/history';
+import type { SystemTree } from '../model/system-tree';
 import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
+import type { SystemSampler } from './system-sampling';
 
 export interface SnapshotSlice {
   snapshot: Snapshot | null;
@@ -19,9 +21,16 @@ export interface SnapshotSlice {
 }
 
 export interface SystemSlice {
-  /** System-wide table keyed by `pid:startTime`; replaced, never mutated. */
+  /**
+   * System-wide table keyed by `pid:startTime`, mutated in place by each diff (a copy of 20,000
+   * entries per poll cost more than the rest of the update): subscribe to `systemVersion`.
+   */
   system: Map<string, ProcessNode>;
-  /** Bumped only when the table's shape changes (processes come, go or are reparented). */
+  /** The table's tree, kept up by the same diffs; its rows() change only with `systemShape`. */
+  systemTree: SystemTree;
+  /** Bumped by every diff (the table changed in place). */
+  systemVersion: number;
+  /** Bumped only when the tree's rows may change (processes come, go, are reparented, or a parent execs). */
   systemShape: number;
   /** Zombies in `system` (state Z), kept up by each diff. */
   systemZombies: number;
@@ -194,8 +203,13 @@ export interface HistorySlice {
   /** The system view's rings (one sample per SYSTEM_SAMPLE_MIN_MS), fed by system diffs. */
   systemHistory: HistoryBook;
   historyTick: number;
-  /** Bumped after each recorded system pass (every SYSTEM_SAMPLE_MIN_MS at most). */
-  systemHistoryTick: number;
+  /**
+   * Per sample group (system-sampling.ts), bumped when the group got its samples: a system row
+   * re-reads its ring only when its own group was sampled (about one poll in five).
+   */
+  systemGroupTicks: readonly number[];
+  /** Which system processes the next diffs sample (the pass spread over polls). */
+  systemSampler: SystemSampler;
   flagSettings: FlagSettings;
   /** Flags of system processes by identity, recomputed when a system pass is recorded or the thresholds change. */
   systemFlags: ReadonlyMap<string, Flag[]>;
