@@ -14,6 +14,7 @@ import {
   type RunOutcome,
   type RunSpec,
   RunSpecError,
+  readStartEnvironBlock,
   readStartEnvironment,
   validateRunSpec,
 } from '@treewarden/engine';
@@ -180,7 +181,8 @@ async function main(argv: readonly string[]): Promise<number> {
     holderSubreaper: true,
     // One linear read: copying process.env is quadratic in Node (engine runtime/environment.ts),
     // and nothing in the CLI changes its own environment, so what it started with is what it has.
-    environment: readStartEnvironment(),
+    // As a block it is sent to the guardian unparsed, and parsed once there.
+    environment: readStartEnvironBlock() ?? readStartEnvironment(),
   });
   lease.onGuardianLost((loss) => {
     process.stderr.write(

@@ -28,7 +28,16 @@ export interface GuardianConfig {
 }
 
 export type HolderMessage =
-  | { readonly t: 'start'; readonly runId: string; readonly spec: RunSpec }
+  | {
+      readonly t: 'start';
+      readonly runId: string;
+      readonly spec: RunSpec;
+      /**
+       * The run's base environment as one `NAME=value\0…` block, under the spec's `env`; absent
+       * when the holder put the whole environment in `spec.env`.
+       */
+      readonly environ?: string;
+    }
   | { readonly t: 'cancel'; readonly runId: string; readonly reason?: string };
 
 /**
@@ -67,7 +76,7 @@ const runSpecSchema = z.looseObject({
 });
 
 const holderMessageSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('start'), runId: safeId, spec: runSpecSchema }),
+  z.object({ t: z.literal('start'), runId: safeId, spec: runSpecSchema, environ: z.string().optional() }),
   z.object({ t: z.literal('cancel'), runId: safeId, reason: z.string().optional() }),
 ]) satisfies z.ZodType<HolderMessage>;
 

@@ -6,6 +6,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { type BaseEnvironment, environmentWith } from '../runtime/environment.js';
 import { cgroupShim, type RunCgroup } from './cgroup.js';
 import { LEASE_ID_ENV, RUN_ID_ENV, type RunSpec } from './types.js';
 
@@ -89,7 +90,7 @@ export function launchWorker(
   spec: RunSpec,
   cookies: LaunchCookies,
   cgroup?: RunCgroup,
-  baseEnvironment: Readonly<Record<string, string | undefined>> = process.env,
+  baseEnvironment: BaseEnvironment = process.env,
 ): LaunchResult {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     const failure: LaunchFailure = {
@@ -98,7 +99,11 @@ export function launchWorker(
     };
     return { kind: 'failed', failure: Promise.resolve(failure) };
   }
-  const env = { ...baseEnvironment, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId };
+  // One pass over the base (a guardian's is its holder's whole environment), cookies last.
+  const env = environmentWith(baseEnvironment, spec.env, {
+    [RUN_ID_ENV]: cookies.runId,
+    [LEASE_ID_ENV]: cookies.leaseId,
+  });
   const preflight = cgroup === undefined ? null : preflightShimmed(spec, env);
   if (preflight !== null) return { kind: 'failed', failure: Promise.resolve(preflight) };
   const [command, args] =
