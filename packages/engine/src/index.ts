@@ -17,6 +17,13 @@ export * from './orphans/index.js';
 export * from './ownership/index.js';
 export * from './ports/index.js';
 export * from './run/index.js';
+export {
+  byteExactShim,
+  decodeArgv,
+  type EncodedArgv,
+  encodeArgv,
+  readArgvTailBytes,
+} from './runtime/argv-bytes.js';
 export { capabilityWarnings, type NativeCapabilities, readNativeCapabilities } from './runtime/capabilities.js';
 export {
   type BaseEnvironment,

@@ -8,6 +8,7 @@ import { KILL_TIMELINE_ACTIONS } from '@treewarden/protocol/vocabulary';
 import { z } from 'zod';
 import { identitySchema } from '../ledger/schema.js';
 import { CLASSIFICATIONS, type RunEvent, type RunOutcome, type RunPhase, type RunSpec } from '../run/types.js';
+import { isBase64 } from '../runtime/argv-bytes.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { SAFE_ID } from './lease-file.js';
 
@@ -64,6 +65,8 @@ export type GuardianMessage =
 const runSpecSchema = z.looseObject({
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
+  // Checked against command and args by validateRunSpec before anything launches.
+  argvBase64: z.array(z.string().refine(isBase64, 'must be base64')).optional(),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   timeoutSeconds: z.number().nullable().optional(),
