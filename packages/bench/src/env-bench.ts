@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clockTicks, parseLedger } from '@treewarden/engine';
-import { formatMs, markdownTable, median } from './util.js';
+import { childrenCpuMs, formatMs, markdownTable, median } from './util.js';
 
 const CLI_MAIN = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
 const SIZES = [0, 5_000, 20_000] as const;
@@ -62,12 +62,20 @@ function timeToUp(command: string, args: readonly string[], env: Record<string, 
 }
 
 /** Who is timed in each round: the CLI, and the two peers run the same way. */
-const CONTENDERS = ['run', 'plain', 'node'] as const;
+const CONTENDERS = ['run', 'plain', 'node', 'baseline'] as const;
 type Contender = (typeof CONTENDERS)[number];
+/**
+ * `BENCH_BASELINE_CLI=<another build's apps/cli/dist/main.js>`: that build's `run` is timed in the
+ * same rounds (before/after under the same load), on the same private state dir.
+ */
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+const ACTIVE: readonly Contender[] = BASELINE_CLI === undefined ? ['run', 'plain', 'node'] : CONTENDERS;
 
 /** One round's times at one size, and where `run`'s went (the ledger's start ticks). */
 interface Sample {
   readonly times: Record<Contender, number>;
+  /** CPU ms of the contender's whole tree (reaped children: the CLI, its guardian, the worker). */
+  readonly cpu: Record<Contender, number>;
   readonly phases: Phases | null;
 }
 
@@ -83,7 +91,10 @@ interface Phases {
 }
 
 function timeOnce(who: Contender, env: Record<string, string>): Promise<number> {
-  if (who === 'run') return timeToUp(process.execPath, [CLI_MAIN, 'run', '--timeout', '60', '--', ...WORKER], env);
+  if (who === 'run' || who === 'baseline') {
+    const cli = who === 'run' ? CLI_MAIN : (BASELINE_CLI ?? CLI_MAIN);
+    return timeToUp(process.execPath, [cli, 'run', '--timeout', '60', '--', ...WORKER], env);
+  }
   if (who === 'plain') return timeToUp(WORKER[0], WORKER.slice(1), env);
   // A Node start-up under the same environment: what the CLI's own start costs beside a plain spawn.
   return timeToUp(process.execPath, ['-e', "process.stdout.write('up')"], env);
@@ -110,16 +121,20 @@ function lastRunPhases(stateDir: string, totalMs: number, tickMs: number): Phase
 }
 
 async function sampleRound(size: number, round: number, stateDir: string, tickMs: number): Promise<Sample> {
+  const ticksPerSecond = 1000 / tickMs;
   const env = environmentOf(size, stateDir);
   // Rotating who goes first, so background noise lands on each alike.
-  const order = CONTENDERS.map((_, i) => CONTENDERS[(i + round) % CONTENDERS.length] as Contender);
-  const times = { run: 0, plain: 0, node: 0 };
+  const order = ACTIVE.map((_, i) => ACTIVE[(i + round) % ACTIVE.length] as Contender);
+  const times = { run: 0, plain: 0, node: 0, baseline: Number.NaN };
+  const cpu = { ...times };
   let phases: Phases | null = null;
   for (const who of order) {
+    const cpuBefore = childrenCpuMs(ticksPerSecond);
     times[who] = await timeOnce(who, env);
+    cpu[who] = childrenCpuMs(ticksPerSecond) - cpuBefore;
     if (who === 'run') phases = lastRunPhases(stateDir, times.run, tickMs);
   }
-  return { times, phases };
+  return { times, cpu, phases };
 }
 
 interface SizeSummary {
@@ -128,6 +143,10 @@ interface SizeSummary {
   /** Per round, this size's time minus the same round's time at 0 variables; median over rounds. */
   readonly growth: Record<Contender, number>;
   readonly beyondPlain: number;
+  /** The same for the build at BENCH_BASELINE_CLI (NaN without one). */
+  readonly baselineBeyondPlain: number;
+  /** The same growth beyond plain in CPU time, which the machine's load inflates far less. */
+  readonly cpuBeyondPlain: Record<'run' | 'baseline', number>;
   readonly phases: Phases | null;
 }
 
@@ -138,15 +157,28 @@ function medianOf(values: readonly number[]): number {
 function summarize(size: number, samples: readonly Sample[], base: readonly Sample[]): SizeSummary {
   const pick = (who: Contender) => samples.map((s) => s.times[who]);
   const grow = (who: Contender) => samples.map((s, i) => s.times[who] - (base[i]?.times[who] ?? 0));
-  const beyond = samples.map(
-    (s, i) => s.times.run - (base[i]?.times.run ?? 0) - (s.times.plain - (base[i]?.times.plain ?? 0)),
-  );
+  const cpuBeyondOf = (who: Contender) =>
+    samples.map((s, i) => s.cpu[who] - (base[i]?.cpu[who] ?? 0) - (s.cpu.plain - (base[i]?.cpu.plain ?? 0)));
+  const beyondOf = (who: Contender) =>
+    samples.map((s, i) => s.times[who] - (base[i]?.times[who] ?? 0) - (s.times.plain - (base[i]?.times.plain ?? 0)));
   const phases = samples.map((s) => s.phases).filter((p): p is Phases => p !== null);
   return {
     size,
-    times: { run: medianOf(pick('run')), plain: medianOf(pick('plain')), node: medianOf(pick('node')) },
-    growth: { run: medianOf(grow('run')), plain: medianOf(grow('plain')), node: medianOf(grow('node')) },
-    beyondPlain: medianOf(beyond),
+    times: {
+      run: medianOf(pick('run')),
+      plain: medianOf(pick('plain')),
+      node: medianOf(pick('node')),
+      baseline: medianOf(pick('baseline')),
+    },
+    growth: {
+      run: medianOf(grow('run')),
+      plain: medianOf(grow('plain')),
+      node: medianOf(grow('node')),
+      baseline: medianOf(grow('baseline')),
+    },
+    beyondPlain: medianOf(beyondOf('run')),
+    baselineBeyondPlain: medianOf(beyondOf('baseline')),
+    cpuBeyondPlain: { run: medianOf(cpuBeyondOf('run')), baseline: medianOf(cpuBeyondOf('baseline')) },
     phases:
       phases.length === 0
         ? null
@@ -182,6 +214,7 @@ export async function runEnvBench(): Promise<string> {
       signed(r.growth.node),
       signed(r.growth.run),
       signed(r.beyondPlain),
+      ...(BASELINE_CLI === undefined ? [] : [formatMs(r.times.baseline), signed(r.baselineBeyondPlain)]),
     ]);
     const phaseRows = results.map((r) => [
       r.size.toLocaleString('en-US'),
@@ -191,6 +224,7 @@ export async function runEnvBench(): Promise<string> {
     ]);
     const largest = results[results.length - 1] as SizeSummary;
     const verdict = largest.beyondPlain <= TARGET_GROWTH_MS ? 'PASS' : 'FAIL';
+    const cpuVerdict = largest.cpuBeyondPlain.run <= TARGET_GROWTH_MS ? 'PASS' : 'FAIL';
     return [
       `Median of ${ROUNDS} rounds, spawn → the worker's first line, the environment as a plain object for all.`,
       'Growth: per round against the same round at 0 variables. `node -e`: a bare Node start-up under the same',
@@ -206,6 +240,7 @@ export async function runEnvBench(): Promise<string> {
           '`node -e` growth',
           '`run` growth',
           '`run` growth beyond plain',
+          ...(BASELINE_CLI === undefined ? [] : ['baseline `run` ms', 'baseline growth beyond plain']),
         ],
         rows,
       ),
@@ -218,6 +253,12 @@ export async function runEnvBench(): Promise<string> {
       ),
       '',
       `${verdict}: ${largest.size.toLocaleString('en-US')} variables add ${formatMs(largest.beyondPlain)} ms to \`run\` beyond what they add to a plain spawn (target ≤ ${TARGET_GROWTH_MS} ms)`,
+      `${cpuVerdict} (CPU): ${largest.size.toLocaleString('en-US')} variables add ${formatMs(largest.cpuBeyondPlain.run)} ms of CPU (CLI + guardian + worker) beyond what they add to a plain spawn's (target ≤ ${TARGET_GROWTH_MS} ms)`,
+      ...(BASELINE_CLI === undefined
+        ? []
+        : [
+            `Baseline build (${BASELINE_CLI}), same rounds: ${formatMs(largest.baselineBeyondPlain)} ms beyond plain, ${formatMs(largest.cpuBeyondPlain.baseline)} ms of CPU`,
+          ]),
     ].join('\n');
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
