@@ -96,8 +96,9 @@ describe('run with a huge environment', () => {
       expect(result.stderr).toContain('treewarden: ok');
       const entries = readFileSync(join(out, 'environ')).toString('latin1').split('\0');
       expect(entries.pop()).toBe(''); // the block ends with NUL
-      // The cookies come last, after every variable of the caller in the caller's order.
-      const cookies = entries.splice(-COOKIES.length);
+      // The cookies come first (within the bounded prefix that cookie readers read), then every
+      // variable of the caller in the caller's order.
+      const cookies = entries.splice(0, COOKIES.length);
       expect(cookies.map((entry) => entry.slice(0, entry.indexOf('=')))).toEqual(COOKIES);
       const rest = Buffer.from(entries.map((entry) => `${entry}\0`).join(''), 'latin1');
       expect(rest.equals(environBytes(env))).toBe(true);

@@ -104,7 +104,7 @@ export function launchWorker(
     };
     return { kind: 'failed', failure: Promise.resolve(failure) };
   }
-  // One pass over the base (a guardian's is its holder's whole environment), cookies last.
+  // One pass over the base (a guardian's is its holder's whole environment), the cookies first.
   const env = environmentWith(baseEnvironment, spec.env, {
     [RUN_ID_ENV]: cookies.runId,
     [LEASE_ID_ENV]: cookies.leaseId,

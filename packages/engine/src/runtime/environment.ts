@@ -20,10 +20,10 @@ export function copyEnvironment(env: Readonly<Record<string, string | undefined>
 /**
  * `NAME=value\0…` (as /proc/PID/environ holds it) → variables. The first of two equal names wins,
  * as `getenv` (and so `process.env`) answers; an entry without `=`, or with an empty name, is no
- * variable and is skipped, as Node skips it.
+ * variable and is skipped, as Node skips it. Into `into` when given: names already there stay.
  */
-export function parseEnvironBlock(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
+export function parseEnvironBlock(text: string, into: Record<string, string> = {}): Record<string, string> {
+  const env = into;
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\0', start);
@@ -51,15 +51,24 @@ export class EnvironBlock {
 export type BaseEnvironment = Readonly<Record<string, string | undefined>> | EnvironBlock;
 
 /**
- * A fresh object: `base` (parsed, or copied skipping unset values), then each overlay on top. One
- * pass over the base; the result is the caller's to hand to spawn.
+ * A fresh object for spawn, in one pass over the base: `leading` first (it wins over both), then
+ * `overlay` (it wins over the base), then the base's variables not already set (parsed, or copied
+ * skipping unset values), in their order. Leading is where a run's cookies go: readers of
+ * /proc/PID/environ read a bounded prefix (ownership/cookie.ts), which a huge environment would
+ * push them out of.
  */
 export function environmentWith(
   base: BaseEnvironment,
-  ...overlays: ReadonlyArray<Readonly<Record<string, string>> | undefined>
+  overlay: Readonly<Record<string, string>> | undefined,
+  leading: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  const env = base instanceof EnvironBlock ? parseEnvironBlock(base.text) : copyEnvironment(base);
-  for (const overlay of overlays) if (overlay !== undefined) Object.assign(env, overlay);
+  const env: Record<string, string> = { ...leading };
+  for (const key in overlay) if (!Object.hasOwn(env, key)) env[key] = overlay[key] as string;
+  if (base instanceof EnvironBlock) return parseEnvironBlock(base.text, env);
+  for (const key in base) {
+    const value = base[key];
+    if (value !== undefined && !Object.hasOwn(env, key)) env[key] = value;
+  }
   return env;
 }
 
