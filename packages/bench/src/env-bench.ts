@@ -74,7 +74,7 @@ const ACTIVE: readonly Contender[] = BASELINE_CLI === undefined ? ['run', 'plain
 /** One round's times at one size, and where `run`'s went (the ledger's start ticks). */
 interface Sample {
   readonly times: Record<Contender, number>;
-  /** CPU ms of the contender's whole tree (reaped children: the CLI, its guardian, the worker). */
+  /** CPU ms of the contender's whole tree (reaped children: the CLI, its guardian, the worker) and of this process meanwhile. */
   readonly cpu: Record<Contender, number>;
   readonly phases: Phases | null;
 }
@@ -129,9 +129,12 @@ async function sampleRound(size: number, round: number, stateDir: string, tickMs
   const cpu = { ...times };
   let phases: Phases | null = null;
   for (const who of order) {
+    // This process's own CPU too: a plain spawn converts the environment here, `run`'s guardian in its own.
+    const ownBefore = process.cpuUsage();
     const cpuBefore = childrenCpuMs(ticksPerSecond);
     times[who] = await timeOnce(who, env);
-    cpu[who] = childrenCpuMs(ticksPerSecond) - cpuBefore;
+    const own = process.cpuUsage(ownBefore);
+    cpu[who] = childrenCpuMs(ticksPerSecond) - cpuBefore + (own.user + own.system) / 1000;
     if (who === 'run') phases = lastRunPhases(stateDir, times.run, tickMs);
   }
   return { times, cpu, phases };
