@@ -17,8 +17,23 @@ export * from './orphans/index.js';
 export * from './ownership/index.js';
 export * from './ports/index.js';
 export * from './run/index.js';
+export {
+  byteExactShim,
+  decodeArgv,
+  type EncodedArgv,
+  encodeArgv,
+  readArgvTailBytes,
+} from './runtime/argv-bytes.js';
 export { capabilityWarnings, type NativeCapabilities, readNativeCapabilities } from './runtime/capabilities.js';
-export { copyEnvironment, parseEnvironBlock, readStartEnvironment } from './runtime/environment.js';
+export {
+  type BaseEnvironment,
+  copyEnvironment,
+  EnvironBlock,
+  environmentWith,
+  parseEnvironBlock,
+  readStartEnvironBlock,
+  readStartEnvironment,
+} from './runtime/environment.js';
 export {
   currentRuntime,
   type NodeCommand,

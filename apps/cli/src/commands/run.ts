@@ -7,6 +7,7 @@
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
+  encodeArgv,
   type Lease,
   LIMIT_CLASSIFICATIONS,
   openLease,
@@ -14,6 +15,8 @@ import {
   type RunOutcome,
   type RunSpec,
   RunSpecError,
+  readArgvTailBytes,
+  readStartEnvironBlock,
   readStartEnvironment,
   validateRunSpec,
 } from '@treewarden/engine';
@@ -71,6 +74,17 @@ function splitCommand(argv: readonly string[]): { flags: string[]; command: stri
     index += VALUE_OPTIONS.has(arg) ? 2 : 1;
   }
   return { flags: argv.slice(0, index), command: argv.slice(index) };
+}
+
+/**
+ * The command as it must run: Node gave us each argument decoded as UTF-8 (U+FFFD for bytes that
+ * are not), so where the kernel's copy differs the run carries the real bytes (argvBase64).
+ */
+function commandOf(command: readonly string[]): Pick<RunSpec, 'command' | 'args' | 'argvBase64'> {
+  const bytes = readArgvTailBytes(command);
+  if (bytes !== null) return encodeArgv(bytes);
+  const [program = '', ...args] = command;
+  return { command: program, args };
 }
 
 export function signalExitCode(signal: string | null): number | null {
@@ -150,12 +164,10 @@ function cancelOnSignals(run: Run): { received(): NodeJS.Signals | null; dispose
 async function main(argv: readonly string[]): Promise<number> {
   const { flags, command } = splitCommand(argv);
   const { values } = parseArgs({ args: flags, options: OPTIONS, strict: true, allowPositionals: false });
-  const [program, ...args] = command;
-  if (program === undefined) throw new UsageError('run: no command given');
+  if (command.length === 0) throw new UsageError('run: no command given');
   const json = values.json === true;
   const spec: RunSpec = {
-    command: program,
-    args,
+    ...commandOf(command),
     cwd: values.cwd,
     timeoutSeconds: parseSeconds('timeout', values.timeout),
     graceSeconds: parseSeconds('grace', values.grace),
@@ -180,7 +192,8 @@ async function main(argv: readonly string[]): Promise<number> {
     holderSubreaper: true,
     // One linear read: copying process.env is quadratic in Node (engine runtime/environment.ts),
     // and nothing in the CLI changes its own environment, so what it started with is what it has.
-    environment: readStartEnvironment(),
+    // As a block it is sent to the guardian unparsed, and parsed once there.
+    environment: readStartEnvironBlock() ?? readStartEnvironment(),
   });
   lease.onGuardianLost((loss) => {
     process.stderr.write(

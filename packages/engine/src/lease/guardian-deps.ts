@@ -16,7 +16,8 @@ export interface GuardianDeps {
   readonly paths: StatePaths;
   readonly self: ProcessIdentity;
   readonly containment: Containment;
-  startRun(spec: RunSpec): Run;
+  /** `environ`: the holder's base environment block for this run (protocol.ts), under `spec.env`. */
+  startRun(spec: RunSpec, environ?: string): Run;
   readonly killTree: KillTreeFn;
   readTable(): ProcessTable | null;
   readonly readCookies: CookieReader;

@@ -10,6 +10,7 @@ import { Socket } from 'node:net';
 import { killTree } from '../kill/kill-tree.js';
 import { readRunCookies } from '../ownership/cookie.js';
 import { startRun } from '../run/index.js';
+import { EnvironBlock } from '../runtime/environment.js';
 import { RUN_AS_NODE_ENV } from '../runtime/node-command.js';
 import { ensureStateDir, type StatePaths } from '../state/state-dir.js';
 import { readProcEntry, readProcTable } from '../table/linux-proc.js';
@@ -68,7 +69,8 @@ const guardian = createGuardian(config, {
   self,
   containment,
   // The holder sends each run's whole environment (open-lease.ts): nothing of ours goes under it.
-  startRun: (spec) => startRun(spec, { baseEnvironment: {} }),
+  startRun: (spec, environ) =>
+    startRun(spec, { baseEnvironment: environ === undefined ? {} : new EnvironBlock(environ) }),
   killTree,
   readTable: readProcTable,
   readCookies: readRunCookies,

@@ -16,10 +16,35 @@ export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
 export const GUARDIAN_ENTRY = fileURLToPath(new URL('../../dist/lease/guardian-main.js', import.meta.url));
 
 /**
- * `environment` is the base environment of the guardian, and so of every run it starts (they
- * inherit it under each run's own variables); the holder passes a cleaned one where its own
- * carries packaging artefacts.
+ * What the guardian keeps of its holder's environment: its runs get theirs in each start message
+ * (open-lease.ts), so it needs only what it uses itself (PATH for the table's and getconf's
+ * commands, locale and temp dir, Node's own options for profiling and coverage). A 620 kB
+ * environment would otherwise cost its spawn and its Node start-up on every `run`.
  */
+export const GUARDIAN_ENV_KEYS = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'TZ',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'NODE_OPTIONS',
+  'NODE_V8_COVERAGE',
+  'SystemRoot',
+] as const;
+
+/** The few variables of `environment` the guardian starts with: one lookup each, never a copy. */
+export function guardianEnvironment(environment: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of GUARDIAN_ENV_KEYS) {
+    const value = environment[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+/** `environment`: where the guardian's few variables (GUARDIAN_ENV_KEYS) are taken from. */
 export function spawnGuardian(
   config: GuardianConfig,
   output: 'inherit' | 'ignore',
@@ -36,7 +61,7 @@ export function spawnGuardian(
     return spawn(node.command, [GUARDIAN_ENTRY, JSON.stringify(config)], {
       detached: true,
       cwd: config.stateDir,
-      env: { ...environment, ...node.env },
+      env: { ...guardianEnvironment(environment), ...node.env },
       stdio: ['ignore', logFd ?? 'inherit', logFd ?? 'inherit', 'pipe', 'ipc'],
     });
   } finally {

@@ -74,7 +74,7 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
     subreaper: lease.subreaper,
   });
 
-  function startHosted(runId: string, requested: RunSpec): void {
+  function startHosted(runId: string, requested: RunSpec, environ: string | undefined): void {
     if (ending || runs.has(runId)) {
       deps.send({ t: 'failed', runId, error: ending ? 'the lease is ending' : `run id ${runId} is already in use` });
       return;
@@ -85,7 +85,7 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
     const startedAtMs = Date.now();
     try {
       runDir = createRunDir(deps.paths, runId);
-      run = deps.startRun({ ...requested, runId, leaseId: lease.id, cwd: requested.cwd ?? runDir });
+      run = deps.startRun({ ...requested, runId, leaseId: lease.id, cwd: requested.cwd ?? runDir }, environ);
     } catch (error) {
       deps.send({ t: 'failed', runId, error: error instanceof Error ? error.message : String(error) });
       return;
@@ -146,7 +146,7 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
 
   return {
     handle(message) {
-      if (message.t === 'start') startHosted(message.runId, message.spec);
+      if (message.t === 'start') startHosted(message.runId, message.spec, message.environ);
       else runs.get(message.runId)?.run.cancel(message.reason ?? 'cancelled by the lease holder');
     },
     reapTick() {

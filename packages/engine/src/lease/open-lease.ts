@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { Run, RunSpec } from '../run/types.js';
 import { validateRunSpec } from '../run/validate.js';
-import { copyEnvironment } from '../runtime/environment.js';
+import { copyEnvironment, EnvironBlock } from '../runtime/environment.js';
 import { ensureStateDir, resolveStateDir, statePaths } from '../state/state-dir.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import type { ProcessIdentity } from '../table/types.js';
@@ -43,11 +43,13 @@ export interface OpenLeaseOptions {
    */
   readonly holderSubreaper?: boolean;
   /**
-   * Base environment of the guardian and of every run (each run's `env` goes on top); default
-   * this process's, read at each start. A holder whose own environment carries packaging
-   * artefacts (an app inside an AppImage) passes the user's environment here.
+   * Base environment of every run (each run's `env` goes on top); default this process's, read
+   * at each start. A holder whose own environment carries packaging artefacts (an app inside an
+   * AppImage) passes the user's environment here; a holder that never changes its own passes
+   * `readStartEnvironBlock()`, the cheapest to send. The guardian itself starts with only the few
+   * variables it uses (guardian-process.ts), whatever the size of this one.
    */
-  readonly environment?: Readonly<Record<string, string>>;
+  readonly environment?: Readonly<Record<string, string>> | EnvironBlock;
 }
 
 export interface ReleaseResult {
@@ -94,7 +96,8 @@ export async function openLease(options: OpenLeaseOptions): Promise<Lease> {
   };
   // Before the guardian exists, so that its orphaned runs can only ever be re-parented here.
   const waiter = options.holderSubreaper === true ? becomeSubreaper() : null;
-  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit', options.environment ?? process.env);
+  const source = options.environment instanceof EnvironBlock ? process.env : (options.environment ?? process.env);
+  const child = spawnGuardian(config, options.guardianOutput ?? 'inherit', source);
   const ready = await waitForReady(child);
   return createLease(config, child, ready.guardian, ready.subreaper, waiter, () => options.environment ?? currentEnv());
 }
@@ -105,7 +108,7 @@ function createLease(
   guardian: ProcessIdentity,
   subreaper: boolean,
   waiter: ChildWaiter | null,
-  baseEnvironment: () => Readonly<Record<string, string>>,
+  baseEnvironment: () => Readonly<Record<string, string>> | EnvironBlock,
 ): Lease {
   const leasePipe = child.stdio[3] as Socket;
   const runs = new Map<string, LeaseRun>();
@@ -211,9 +214,12 @@ function createLease(
       const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
       runs.set(runId, run);
       holdLoop();
-      const env = { ...baseEnvironment(), ...spec.env };
       const cwd = spec.cwd !== undefined ? resolve(spec.cwd) : undefined;
-      sendQuietly(child, { t: 'start', runId, spec: { ...spec, runId, env, ...(cwd !== undefined ? { cwd } : {}) } });
+      const located = { ...spec, runId, ...(cwd !== undefined ? { cwd } : {}) };
+      const base = baseEnvironment();
+      // A block travels as it is (the guardian parses it once, under spec.env); variables merge here.
+      if (base instanceof EnvironBlock) sendQuietly(child, { t: 'start', runId, spec: located, environ: base.text });
+      else sendQuietly(child, { t: 'start', runId, spec: { ...located, env: { ...base, ...spec.env } } });
       return run;
     },
     release() {

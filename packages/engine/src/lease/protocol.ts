@@ -8,6 +8,7 @@ import { KILL_TIMELINE_ACTIONS } from '@treewarden/protocol/vocabulary';
 import { z } from 'zod';
 import { identitySchema } from '../ledger/schema.js';
 import { CLASSIFICATIONS, type RunEvent, type RunOutcome, type RunPhase, type RunSpec } from '../run/types.js';
+import { isBase64 } from '../runtime/argv-bytes.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { SAFE_ID } from './lease-file.js';
 
@@ -28,7 +29,16 @@ export interface GuardianConfig {
 }
 
 export type HolderMessage =
-  | { readonly t: 'start'; readonly runId: string; readonly spec: RunSpec }
+  | {
+      readonly t: 'start';
+      readonly runId: string;
+      readonly spec: RunSpec;
+      /**
+       * The run's base environment as one `NAME=value\0…` block, under the spec's `env`; absent
+       * when the holder put the whole environment in `spec.env`.
+       */
+      readonly environ?: string;
+    }
   | { readonly t: 'cancel'; readonly runId: string; readonly reason?: string };
 
 /**
@@ -55,6 +65,8 @@ export type GuardianMessage =
 const runSpecSchema = z.looseObject({
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
+  // Checked against command and args by validateRunSpec before anything launches.
+  argvBase64: z.array(z.string().refine(isBase64, 'must be base64')).optional(),
   cwd: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   timeoutSeconds: z.number().nullable().optional(),
@@ -67,7 +79,7 @@ const runSpecSchema = z.looseObject({
 });
 
 const holderMessageSchema = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('start'), runId: safeId, spec: runSpecSchema }),
+  z.object({ t: z.literal('start'), runId: safeId, spec: runSpecSchema, environ: z.string().optional() }),
   z.object({ t: z.literal('cancel'), runId: safeId, reason: z.string().optional() }),
 ]) satisfies z.ZodType<HolderMessage>;
 

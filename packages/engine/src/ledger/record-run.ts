@@ -29,6 +29,7 @@ export function recordRunStart(
       ...(run.leaseId !== '' ? { leaseId: run.leaseId } : {}),
       command: spec.command,
       args: spec.args ?? [],
+      ...(spec.argvBase64 !== undefined ? { argvBase64: spec.argvBase64 } : {}),
       cwd: spec.cwd ?? process.cwd(),
       ...(runDir !== undefined ? { runDir } : {}),
       pid: run.identity?.pid ?? null,

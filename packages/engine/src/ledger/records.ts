@@ -55,6 +55,11 @@ export interface RunStartRecord extends RecordBase {
   readonly leaseId?: string;
   readonly command: string;
   readonly args: readonly string[];
+  /**
+   * The exact bytes of [command, ...args] as base64, when one is not valid UTF-8 (`command` and
+   * `args` then show U+FFFD for them); absent otherwise, and in records written before it was kept.
+   */
+  readonly argvBase64?: readonly string[];
   readonly cwd: string;
   readonly runDir?: string;
   readonly pid: number | null;

@@ -67,6 +67,7 @@ const runStart = z.looseObject({
   leaseId: id.optional(),
   command: z.string(),
   args: z.array(z.string()),
+  argvBase64: z.array(z.string()).optional(),
   cwd: z.string(),
   runDir: z.string().optional(),
   pid: z.number().int().positive().nullable(),

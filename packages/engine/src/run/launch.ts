@@ -5,7 +5,9 @@
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
+import { byteExactShim, decodeArgv } from '../runtime/argv-bytes.js';
+import { type BaseEnvironment, environmentWith } from '../runtime/environment.js';
 import { cgroupShim, type RunCgroup } from './cgroup.js';
 import { LEASE_ID_ENV, RUN_ID_ENV, type RunSpec } from './types.js';
 
@@ -56,26 +58,30 @@ export function describeLaunchError(spec: RunSpec, error: NodeJS.ErrnoException)
   return { classification: 'launch_failure', error: `launch failure: ${spec.command}: ${error.message}` };
 }
 
-/** Where spawn would find `command` (PATH of the worker's env), so a shim's exec cannot hide a miss. */
-function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): string | null {
+/**
+ * Where spawn would find `command` (PATH of the worker's env), so a shim's exec cannot hide a
+ * miss. As bytes: a command that is not UTF-8 is found by its real name.
+ */
+function findExecutable(command: Buffer, env: NodeJS.ProcessEnv, cwd: string): Buffer | null {
+  const under = (dir: string) => Buffer.concat([Buffer.from(`${dir}/`), command]);
   const candidates = command.includes('/')
-    ? [isAbsolute(command) ? command : resolve(cwd, command)]
-    : (env.PATH ?? '').split(delimiter).map((dir) => join(dir === '' ? cwd : resolve(cwd, dir), command));
+    ? [command[0] === 0x2f ? command : under(cwd)]
+    : (env.PATH ?? '').split(delimiter).map((dir) => under(dir === '' ? cwd : resolve(cwd, dir)));
   return candidates.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true) ?? null;
 }
 
 /**
- * Behind the cgroup shim a missing or non-executable worker would be a shell's exit 127/126:
- * check first, so the outcome stays `missing_binary` / `launch_failure` as without a cgroup.
+ * Behind a shim (cgroup, byte-exact argv) a missing or non-executable worker would be a shell's
+ * exit 127/126: check first, so the outcome stays `missing_binary` / `launch_failure` as without.
  */
-function preflightShimmed(spec: RunSpec, env: NodeJS.ProcessEnv): LaunchFailure | null {
-  const found = findExecutable(spec.command, env, spec.cwd ?? process.cwd());
+function preflightShimmed(spec: RunSpec, command: Buffer, env: NodeJS.ProcessEnv): LaunchFailure | null {
+  const found = findExecutable(command, env, spec.cwd ?? process.cwd());
   const code = found === null ? 'ENOENT' : isExecutable(found) ? null : 'EACCES';
   if (code === null) return null;
   return describeLaunchError(spec, Object.assign(new Error(code), { code }));
 }
 
-function isExecutable(path: string): boolean {
+function isExecutable(path: Buffer): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -89,7 +95,7 @@ export function launchWorker(
   spec: RunSpec,
   cookies: LaunchCookies,
   cgroup?: RunCgroup,
-  baseEnvironment: Readonly<Record<string, string | undefined>> = process.env,
+  baseEnvironment: BaseEnvironment = process.env,
 ): LaunchResult {
   if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
     const failure: LaunchFailure = {
@@ -98,11 +104,19 @@ export function launchWorker(
     };
     return { kind: 'failed', failure: Promise.resolve(failure) };
   }
-  const env = { ...baseEnvironment, ...spec.env, [RUN_ID_ENV]: cookies.runId, [LEASE_ID_ENV]: cookies.leaseId };
-  const preflight = cgroup === undefined ? null : preflightShimmed(spec, env);
-  if (preflight !== null) return { kind: 'failed', failure: Promise.resolve(preflight) };
-  const [command, args] =
-    cgroup === undefined ? [spec.command, [...(spec.args ?? [])]] : cgroupShim(cgroup, spec.command, spec.args ?? []);
+  // One pass over the base (a guardian's is its holder's whole environment), the cookies first.
+  const env = environmentWith(baseEnvironment, spec.env, {
+    [RUN_ID_ENV]: cookies.runId,
+    [LEASE_ID_ENV]: cookies.leaseId,
+  });
+  // Bytes that are not UTF-8 cannot be passed as spawn's strings: the shim rebuilds them (argv-bytes.ts).
+  const bytes = spec.argvBase64 === undefined ? null : decodeArgv(spec.argvBase64);
+  if (cgroup !== undefined || bytes !== null) {
+    const preflight = preflightShimmed(spec, bytes?.[0] ?? Buffer.from(spec.command), env);
+    if (preflight !== null) return { kind: 'failed', failure: Promise.resolve(preflight) };
+  }
+  const [program, programArgs] = bytes === null ? [spec.command, [...(spec.args ?? [])]] : byteExactShim(bytes);
+  const [command, args] = cgroup === undefined ? [program, programArgs] : cgroupShim(cgroup, program, programArgs);
   let child: ChildProcess;
   try {
     child = spawn(command, args, {

@@ -11,6 +11,7 @@ import type { OwnerKill } from '../kill/owner-kill.js';
 import type { KillOptions } from '../kill/types.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import type { TreeOwnerOptions } from '../ownership/types.js';
+import type { BaseEnvironment } from '../runtime/environment.js';
 import type { SignalOps } from '../signal/types.js';
 import { readStatFields } from '../table/linux-stat.js';
 import { createTableReader } from '../table/reader.js';
@@ -54,10 +55,11 @@ export interface RunDeps {
   readonly probeCgroup?: () => CgroupProbe;
   /**
    * The environment the spec's `env` goes on top of (default: this process's). The guardian
-   * passes `{}`: its holder already sent the whole environment in the spec, and copying the
-   * guardian's own `process.env` is quadratic in its size (runtime/environment.ts).
+   * passes what its holder sent (a block, or `{}` when the holder put it all in the spec's
+   * `env`), never its own: it starts with a small one, and copying `process.env` is quadratic in
+   * its size (runtime/environment.ts).
    */
-  readonly baseEnvironment?: Readonly<Record<string, string>>;
+  readonly baseEnvironment?: BaseEnvironment;
 }
 
 interface EndFacts {

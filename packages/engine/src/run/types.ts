@@ -24,6 +24,12 @@ export type RunPhase = 'starting' | 'running' | 'stopping' | 'ended';
 export interface RunSpec {
   readonly command: string;
   readonly args?: readonly string[];
+  /**
+   * The exact bytes of [command, ...args], each as base64, when one of them is not valid UTF-8:
+   * `command` and `args` are then only their display (U+FFFD for such bytes), and the worker is
+   * started with these bytes (runtime/argv-bytes.ts). Absent when the strings are exact.
+   */
+  readonly argvBase64?: readonly string[];
   readonly cwd?: string;
   /** Extra environment; the run and lease cookies are always added. */
   readonly env?: Readonly<Record<string, string>>;

@@ -2,6 +2,7 @@
  * Checks a RunSpec before anything is launched. A refused spec throws a RunSpecError whose
  * message names the bound and the value, so the caller knows how to fix the call.
  */
+import { decodeArgv, isBase64 } from '../runtime/argv-bytes.js';
 import { type CgroupProbe, probeCgroup, requireCgroup } from './cgroup-probe.js';
 import { normalizeLimits, type RunLimits } from './limits.js';
 import { RunSpecError } from './spec-error.js';
@@ -73,11 +74,33 @@ export interface ValidatedSpec {
   readonly cgroupParent?: Extract<CgroupProbe, { available: true }>;
 }
 
+/**
+ * The bytes must be what the display strings were decoded from, one per argument: what a person
+ * reads in the ledger and the UI is then what ran, U+FFFD for the bytes that are not text.
+ */
+function checkArgvBytes(spec: RunSpec): void {
+  if (spec.argvBase64 === undefined) return;
+  const display = [spec.command, ...(spec.args ?? [])];
+  if (spec.argvBase64.length !== display.length || !spec.argvBase64.every(isBase64)) {
+    throw new RunSpecError(
+      `argvBase64 must hold ${display.length} base64 strings, one for the command and each argument`,
+    );
+  }
+  const bytes = decodeArgv(spec.argvBase64);
+  const at = bytes.findIndex((arg, index) => arg.includes(0) || arg.toString('utf8') !== display[index]);
+  if (at >= 0) {
+    throw new RunSpecError(
+      `argvBase64[${at}] holds a NUL byte or is not the bytes of ${at === 0 ? 'command' : `args[${at - 1}]`}: give the bytes each string was decoded from`,
+    );
+  }
+}
+
 /** Throws RunSpecError for anything that must not reach spawn. */
 export function validateRunSpec(spec: RunSpec, probe: () => CgroupProbe = probeCgroup): ValidatedSpec {
   if (typeof spec.command !== 'string' || spec.command.length === 0) {
     throw new RunSpecError('command is empty: give the program to run, e.g. { command: "node", args: ["job.js"] }');
   }
+  checkArgvBytes(spec);
   const timeoutSeconds = normalizeTimeout(spec.timeoutSeconds);
   const graceSeconds = normalizeGrace(spec.graceSeconds);
   const limits = normalizeLimits(spec.limits, spec.output !== 'inherit');

@@ -20,10 +20,10 @@ export function copyEnvironment(env: Readonly<Record<string, string | undefined>
 /**
  * `NAME=value\0…` (as /proc/PID/environ holds it) → variables. The first of two equal names wins,
  * as `getenv` (and so `process.env`) answers; an entry without `=`, or with an empty name, is no
- * variable and is skipped, as Node skips it.
+ * variable and is skipped, as Node skips it. Into `into` when given: names already there stay.
  */
-export function parseEnvironBlock(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
+export function parseEnvironBlock(text: string, into: Record<string, string> = {}): Record<string, string> {
+  const env = into;
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\0', start);
@@ -39,6 +39,53 @@ export function parseEnvironBlock(text: string): Record<string, string> {
 }
 
 /**
+ * An environment still in its `NAME=value\0…` form, as /proc/PID/environ holds it. Sending this
+ * one string to the guardian costs a fraction of an object of 20,000 variables (JSON both ways,
+ * the schema's per-entry check), and it is parsed once, into the object the worker's spawn needs.
+ */
+export class EnvironBlock {
+  constructor(readonly text: string) {}
+}
+
+/** A base environment: variables, or a block to be parsed into them. */
+export type BaseEnvironment = Readonly<Record<string, string | undefined>> | EnvironBlock;
+
+/**
+ * A fresh object for spawn, in one pass over the base: `leading` first (it wins over both), then
+ * `overlay` (it wins over the base), then the base's variables not already set (parsed, or copied
+ * skipping unset values), in their order. Leading is where a run's cookies go: readers of
+ * /proc/PID/environ read a bounded prefix (ownership/cookie.ts), which a huge environment would
+ * push them out of.
+ */
+export function environmentWith(
+  base: BaseEnvironment,
+  overlay: Readonly<Record<string, string>> | undefined,
+  leading: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = { ...leading };
+  for (const key in overlay) if (!Object.hasOwn(env, key)) env[key] = overlay[key] as string;
+  if (base instanceof EnvironBlock) return parseEnvironBlock(base.text, env);
+  for (const key in base) {
+    const value = base[key];
+    if (value !== undefined && !Object.hasOwn(env, key)) env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * The block this process started with (Linux: /proc/self/environ), or null where it cannot be
+ * read. Only for a process that never changes its own environment (see readStartEnvironment).
+ */
+export function readStartEnvironBlock(): EnvironBlock | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    return new EnvironBlock(readFileSync('/proc/self/environ', 'utf8'));
+  } catch {
+    return null; // No /proc here (a container without it).
+  }
+}
+
+/**
  * The environment this process started with, in one linear pass: on Linux from
  * /proc/self/environ, which holds the variables as exec gave them and never sees a later change
  * made through `process.env`. So only a process that never changes its own environment may use it
@@ -46,12 +93,6 @@ export function parseEnvironBlock(text: string): Record<string, string> {
  * (quadratic) copy of `process.env`.
  */
 export function readStartEnvironment(): Record<string, string> {
-  if (process.platform === 'linux') {
-    try {
-      return parseEnvironBlock(readFileSync('/proc/self/environ', 'utf8'));
-    } catch {
-      // No /proc here (a container without it): fall through to process.env.
-    }
-  }
-  return copyEnvironment(process.env);
+  const block = readStartEnvironBlock();
+  return block === null ? copyEnvironment(process.env) : parseEnvironBlock(block.text);
 }

@@ -5,7 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { copyEnvironment, parseEnvironBlock } from '../../src/runtime/environment.js';
+import { MAX_ENVIRON_BYTES, readRunCookies } from '../../src/ownership/cookie.js';
+import { copyEnvironment, EnvironBlock, environmentWith, parseEnvironBlock } from '../../src/runtime/environment.js';
+import { useProcessTracker } from '../helpers/index.js';
+import { nodeFixture, startTracked } from '../run/run-helpers.js';
 
 const ENGINE_DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 /** Bound on one node child (start-up on a loaded machine). */
@@ -28,6 +31,20 @@ describe('parseEnvironBlock', () => {
 
   it('reads an empty block as no variables', () => {
     expect(parseEnvironBlock('')).toEqual({});
+  });
+});
+
+describe('environmentWith', () => {
+  it('puts the leading variables first and lets them win, then the overlay over the base, in the base order', () => {
+    for (const base of [{ A: '1', B: '2', C: '3', R: 'base' }, new EnvironBlock('A=1\0B=2\0C=3\0R=base\0')]) {
+      const env = environmentWith(base, { B: 'over', R: 'over' }, { R: 'cookie' });
+      expect(Object.entries(env)).toEqual([
+        ['R', 'cookie'],
+        ['B', 'over'],
+        ['A', '1'],
+        ['C', '3'],
+      ]);
+    }
   });
 });
 
@@ -57,5 +74,20 @@ describe.skipIf(process.platform !== 'linux')('readStartEnvironment', () => {
     });
     expect(child.stderr).toBe('');
     expect(JSON.parse(child.stdout)).toEqual({ same: true, size: MANY + 3 });
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('a run under an environment larger than a cookie read', () => {
+  const tracker = useProcessTracker();
+
+  it('carries its cookies where readRunCookies finds them (within the first MAX_ENVIRON_BYTES)', async () => {
+    const env: Record<string, string> = {};
+    for (let i = 0; i < MANY; i += 1) env[`TW_ENV_TEST_${i}`] = `value-${i}`;
+    expect(Buffer.byteLength(Object.entries(env).join('\0'))).toBeGreaterThan(MAX_ENVIRON_BYTES);
+    const run = startTracked(tracker, { ...nodeFixture('run-forever.mjs'), env });
+    const pid = run.identity?.pid ?? 0;
+    expect(readRunCookies(pid)).toEqual({ runId: run.id, leaseId: run.leaseId });
+    run.cancel('test done');
+    await run.outcome;
   });
 });

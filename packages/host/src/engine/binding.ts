@@ -99,6 +99,8 @@ function retrySpecOf(paths: StatePaths, ledger: LedgerRun | undefined): ForeignR
   return {
     command: start.command,
     args: [...start.args],
+    // The recorded bytes when the command line was not all text: Retry runs what ran, byte for byte.
+    ...(start.argvBase64 !== undefined ? { argvBase64: [...start.argvBase64] } : {}),
     ...(ownDir ? {} : { cwd: start.cwd }),
     ...(start.timeoutSeconds !== undefined ? { timeoutSeconds: start.timeoutSeconds } : {}),
     // A run that had its own cgroup gets one again (refused before launch where none is usable now).
