@@ -1,10 +1,11 @@
 /**
  * Builds a ProcessEntry from /proc, reading the parts that cannot change for an identity (argv,
- * uid) once per identity. The cache key is (pid, startTime, comm): exec keeps pid and start time
+ * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each). The cache key is (pid, startTime, comm): exec keeps pid and start time
  * but replaces comm, so an exec'd process is re-read; one that execs a same-named binary, or
  * rewrites its own argv (setproctitle), keeps the argv it had when first seen.
  */
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, statSync } from 'node:fs';
+import { release } from 'node:os';
 import { bootTime, clockTicks, readProcBytes, readProcText, type StatFields } from './linux-stat.js';
 import type { ProcessEntry } from './types.js';
 
@@ -46,22 +47,55 @@ export function parseCmdline(bytes: Uint8Array): string[] {
 }
 
 /** Effective uid (as `ps -o uid` shows it) from `status`; null when the process is gone. */
-function readUid(pid: number): number | null {
+function readStatusUid(pid: number): number | null {
   const status = readProcText(`/proc/${pid}/status`);
   if (status === null) return null;
   const match = /^Uid:\s+\d+\s+(\d+)/m.exec(status);
   return match ? Number(match[1]) : -1;
 }
 
+/**
+ * Whether the owner of `/proc/PID` is the effective uid for every process: since Linux 4.11
+ * (task_dump_owner) the per-process directory keeps the euid even for non-dumpable (setuid,
+ * PR_SET_DUMPABLE 0) tasks, "because reading /proc/pid/status is slow enough that procps kept
+ * stating /proc/pid". Older kernels show such tasks as root, so there `status` is read.
+ */
+export function directoryOwnerIsEuid(kernelRelease: string = release()): boolean {
+  const [major = 0, minor = 0] = kernelRelease.split('.').map((part) => Number.parseInt(part, 10));
+  return major > 4 || (major === 4 && minor >= 11);
+}
+
+const ownerIsEuid = directoryOwnerIsEuid();
+
+/**
+ * Effective uid; null when the process is gone. One stat(2) of `/proc/PID` (about a third of a
+ * `status` read, which the kernel renders whole: memory, signals, capabilities, cpu lists).
+ */
+function readUid(pid: number): number | null {
+  if (!ownerIsEuid) return readStatusUid(pid);
+  try {
+    return statSync(`/proc/${pid}`).uid;
+  } catch {
+    return null;
+  }
+}
+
 /** Reads what is fixed for the identity; null when the process vanished meanwhile. */
 function describeIdentity(pid: number, stat: StatFields): CachedIdentity | null {
+  // Kernel threads have no argv and run as root (task_dump_owner says so too): nothing to read.
+  if ((stat.flags & PF_KTHREAD) !== 0) return { ...fixedPart(stat, 0, []), settled: true };
   const uid = readUid(pid);
   if (uid === null) return null;
-  // Unreadable argv (gone meanwhile, or not ours to read) degrades to none; the next read retries.
-  const cmdline = readProcBytes(`/proc/${pid}/cmdline`);
+  // Zombies show no argv (their memory is gone); unreadable argv (gone meanwhile, or not ours to
+  // read) degrades to none, and the next read retries.
+  const zombie = stat.state === 'Z' || stat.state === 'X';
+  const cmdline = zombie ? null : readProcBytes(`/proc/${pid}/cmdline`);
   const args = cmdline === null ? [] : parseCmdline(cmdline);
-  const settled = args.length > 0 || (stat.flags & PF_KTHREAD) !== 0 || stat.state === 'Z' || stat.state === 'X';
-  return { startTicks: stat.startTicks, comm: stat.command, uid, args, settled, cwdReadable: true };
+  return { ...fixedPart(stat, uid, args), settled: args.length > 0 || zombie };
+}
+
+function fixedPart(stat: StatFields, uid: number, args: readonly string[]): Omit<CachedIdentity, 'settled'> {
+  return { startTicks: stat.startTicks, comm: stat.command, uid, args, cwdReadable: true };
 }
 
 /** `undefined` means the process is gone; null means "not readable". */
