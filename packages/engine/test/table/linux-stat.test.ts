@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { directoryOwnerIsEuid } from '../../src/table/linux-entry.js';
+import { directoryOwnerIsEuid, parseCmdline } from '../../src/table/linux-entry.js';
 import { parseProcStat, parseStatBytes } from '../../src/table/linux-stat.js';
 
 /** The parser this one replaced (split after the last `)`), kept here as the reference. */
@@ -76,5 +76,33 @@ describe('where the effective uid is read from', () => {
     expect(directoryOwnerIsEuid('4.10.17')).toBe(false);
     expect(directoryOwnerIsEuid('3.10.0-1160.el7.x86_64')).toBe(false);
     expect(directoryOwnerIsEuid('garbage')).toBe(false);
+  });
+});
+
+describe('/proc/PID/cmdline parsing', () => {
+  it('splits on NUL, with or without the trailing one', () => {
+    expect(parseCmdline(Buffer.from('sleep\u000060\u0000'))).toEqual(['sleep', '60']);
+    expect(parseCmdline(Buffer.from('setproctitle output'))).toEqual(['setproctitle output']);
+    expect(parseCmdline(Buffer.from('a\u0000\u0000b\u0000'))).toEqual(['a', '', 'b']);
+    expect(parseCmdline(new Uint8Array(0))).toEqual([]);
+  });
+
+  it('replaces invalid UTF-8 exactly as the WHATWG decoder does, in that argument only', () => {
+    const reference = new TextDecoder('utf-8', { fatal: false });
+    // Seeded so a failure can be replayed: bytes biased towards NUL, ASCII and UTF-8 lead/continuation bytes.
+    let seed = 19;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    const pool = [0, 0x61, 0x7f, 0x80, 0xbf, 0xc2, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xff, 0xed, 0xa0];
+    for (let sample = 0; sample < 500; sample += 1) {
+      const bytes = Uint8Array.from({ length: 1 + (next() % 24) }, () => pool[next() % pool.length] ?? 0);
+      const end = bytes[bytes.length - 1] === 0 ? bytes.length - 1 : bytes.length;
+      expect(parseCmdline(bytes)).toEqual(reference.decode(bytes.subarray(0, end)).split('\u0000'));
+    }
+    const offset = Buffer.from('xxbad\u0000').subarray(2);
+    offset[2] = 0xff; // a view into a larger buffer: its offset must be kept
+    expect(parseCmdline(offset)).toEqual(['ba\uFFFD']);
   });
 });
