@@ -112,12 +112,24 @@ function readCwd(pid: number, identity: CachedIdentity): string | null | undefin
   }
 }
 
+/** Zombies' argv: one shared empty list, so an unchanged zombie's entry compares equal. */
+const NO_ARGS: readonly string[] = Object.freeze([]);
+
 /**
  * One entry from an already-read stat line. `cache` supplies and receives the per-identity part;
  * pass a fresh Map to read everything anew. Returns null when the process vanished mid-read.
  * `withCwd: false` skips the cwd readlink (null cwd) for readers that never look at it.
+ * `previous` (this pid's entry from the reader's last snapshot) is returned as is when every
+ * field is unchanged: most processes sleep between polls, and an entry that lives exactly one
+ * poll is the costly case for V8's young-generation GC (copied, then promoted, then collected).
  */
-export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache, withCwd = true): ProcessEntry | null {
+export function buildEntry(
+  pid: number,
+  stat: StatFields,
+  cache: IdentityCache,
+  withCwd = true,
+  previous?: ProcessEntry,
+): ProcessEntry | null {
   let identity = cache.get(pid);
   if (
     identity === undefined ||
@@ -134,6 +146,26 @@ export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache, 
   const cwd = zombie || !withCwd ? null : readCwd(pid, identity);
   if (cwd === undefined) return null;
   const ticks = clockTicks();
+  const args = zombie ? NO_ARGS : identity.args;
+  const cpuTimeMs = Math.round((stat.cpuTicks * 1000) / ticks);
+  const childrenCpuTimeMs = Math.round((stat.childCpuTicks * 1000) / ticks);
+  const rssBytes = stat.rssPages * PAGE_SIZE_BYTES;
+  if (
+    previous !== undefined &&
+    previous.startTime === stat.startTicks &&
+    previous.command === stat.command &&
+    previous.state === stat.state &&
+    previous.ppid === stat.ppid &&
+    previous.pgid === stat.pgid &&
+    previous.sid === stat.sid &&
+    previous.uid === identity.uid &&
+    previous.args === args &&
+    previous.cwd === cwd &&
+    previous.cpuTimeMs === cpuTimeMs &&
+    previous.childrenCpuTimeMs === childrenCpuTimeMs &&
+    previous.rssBytes === rssBytes
+  )
+    return previous;
   return {
     pid,
     startTime: stat.startTicks,
@@ -143,11 +175,11 @@ export function buildEntry(pid: number, stat: StatFields, cache: IdentityCache, 
     state: stat.state,
     uid: identity.uid,
     command: stat.command,
-    args: zombie ? [] : identity.args,
+    args,
     cwd,
-    cpuTimeMs: Math.round((stat.cpuTicks * 1000) / ticks),
-    childrenCpuTimeMs: Math.round((stat.childCpuTicks * 1000) / ticks),
-    rssBytes: stat.rssPages * PAGE_SIZE_BYTES,
+    cpuTimeMs,
+    childrenCpuTimeMs,
+    rssBytes,
     startedAtMs: bootTime() + Math.round((Number(stat.startTicks) * 1000) / ticks),
   };
 }

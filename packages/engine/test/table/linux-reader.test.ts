@@ -274,6 +274,37 @@ describe('linux /proc reader', () => {
     expect(userProcess?.uid).toBe(process.getuid?.());
   });
 
+  it('keeps an unchanged process its entry object, and never hides a change', async () => {
+    const sleeper = startShell(tracker, 'echo $$; exec sleep 60');
+    const spinner = startShell(tracker, 'echo $$; while :; do :; done');
+    await Promise.all([sleeper.pids(1), spinner.pids(1)]);
+    const reader = createLinuxReader();
+    // Right after its exec the sleeper may still fault pages in (rss moves); once it sleeps, two
+    // reads in a row must hand out the same object.
+    const kept = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(sleeper.pid);
+        const again = reader.snapshot().entries.get(sleeper.pid);
+        return read?.command === 'sleep' && read.args.length > 0 && read === again ? read : null;
+      },
+      { description: 'the sleeper to keep its entry between two reads' },
+    );
+    const { cpuTimeMs: _a, childrenCpuTimeMs: _b, rssBytes: _c, ...fresh } = readProcEntry(sleeper.pid) ?? {};
+    expect(kept).toMatchObject({ ...fresh, args: ['sleep', '60'] });
+    const first = reader.snapshot();
+    // The spinner burns CPU: each read that sees more CPU time must carry it in a new entry.
+    const before = first.entries.get(spinner.pid);
+    const after = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(spinner.pid);
+        return read !== undefined && read.cpuTimeMs > (before?.cpuTimeMs ?? 0) ? read : null;
+      },
+      { description: 'the spinner to use CPU' },
+    );
+    expect(after).not.toBe(before);
+    expect(after.cpuTimeMs).toBeLessThanOrEqual(readProcEntry(spinner.pid)?.cpuTimeMs ?? Number.NaN);
+  });
+
   it('keeps the uncached entry points consistent with the reader', () => {
     const { cpuTimeMs, rssBytes, ...cached } = readProcTable().entries.get(process.pid) ?? {};
     const { cpuTimeMs: _cpu, rssBytes: _rss, ...fresh } = readProcEntry(process.pid) ?? {};
