@@ -100,6 +100,7 @@ async function measureSize(extra: number, ownedRoot: number, host: HostPoll): Pr
   const large = extra > Math.max(...LOAD_SIZES);
   const processes = createLinuxReader({ cwd: false }).snapshot().entries.size;
   await host.poll(); // the worker's reader and the rows start warm, as in a running app
+  const failedBefore = host.failures();
   const contenders = contendersFor(ownedRoot, host, large);
   const rounds = large ? LARGE_TIMING_ROUNDS : TIMING_ROUNDS;
   const times = await timeRounds(contenders, rounds);
@@ -107,7 +108,7 @@ async function measureSize(extra: number, ownedRoot: number, host: HostPoll): Pr
   const split = await measureSplit(contenders, rounds);
   // Polling every contender once a second for 10 s: skipped where one poll takes seconds.
   const polling = large ? new Map<string, number>() : await measurePolling(contenders);
-  return { extra, processes, medians, split, polling };
+  return { extra, processes, medians, split, polling, hostFailures: host.failures() - failedBefore };
 }
 
 async function waitForOwnedTree(root: number): Promise<void> {
