@@ -7,5 +7,6 @@ export { contentSecurityPolicy, LOOPBACK_ADDRESS } from './serve/security.js';
 export { type ServeMainOptions, serveUntilSignal } from './serve/serve-main.js';
 export { type ServeHandle, type ServeOptions, startServe } from './serve/server.js';
 export { RENDERER_DIR_ENV, resolveRendererDir } from './serve/static-files.js';
-export { MAX_COMMAND_LINE_CHARS, toProcessNode } from './snapshot/process-node.js';
+export { createCpuTracker, MAX_COMMAND_LINE_CHARS, toProcessNode } from './snapshot/process-node.js';
 export { applySystemDiff, diffSystem, nodeKey, type SystemDiff } from './snapshot/system-diff.js';
+export { buildSystemTable } from './snapshot/system-table.js';

@@ -118,6 +118,8 @@ export interface LinuxReaderOptions {
 
 export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
   let cache: IdentityCache = new Map();
+  // The last full snapshot's entries: an unchanged process keeps its entry object (see buildEntry).
+  let lastEntries: ReadonlyMap<number, ProcessEntry> = new Map();
   const withCwd = options.cwd !== false;
   /** Files held open while some caller holds them (holdFiles), shared by every holder; else null. */
   let held: HeldFiles | null = null;
@@ -154,10 +156,11 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
       if (stat === null) continue;
       const known = cache.get(pid);
       if (known !== undefined) next.set(pid, known);
-      const entry = buildEntry(pid, stat, next, withCwd);
+      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid));
       if (entry !== null) entries.set(pid, entry);
     }
     cache = next;
+    lastEntries = entries;
     return { entries, readAtMs: Date.now() };
   }
 

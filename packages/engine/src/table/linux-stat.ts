@@ -28,27 +28,90 @@ export interface StatFields {
   readonly numThreads: number;
 }
 
-/** Parses `/proc/PID/stat`. `comm` may hold spaces and parentheses, so split after the last `)`. */
-export function parseProcStat(text: string): StatFields | null {
-  const open = text.indexOf('(');
-  const close = text.lastIndexOf(')');
-  if (open < 0 || close < open) return null;
-  const rest = text.slice(close + 2).split(' ');
-  // rest[0] is field 3 (state); field N is rest[N - 3].
-  if (rest.length < 22) return null;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+const SPACE = 0x20;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+/** The last stat field read: rss (24). */
+const LAST_FIELD = 24;
+
+/**
+ * Parses the bytes of `/proc/PID/stat` in place: no decoded copy of the line and no array of 50
+ * field strings (those were most of the JS time of a snapshot). `comm` may hold spaces and
+ * parentheses, so the fields start after the last `)`; only comm (UTF-8, invalid bytes become
+ * U+FFFD), state and the start time become strings.
+ */
+export function parseStatBytes(bytes: Buffer, length: number = bytes.length): StatFields | null {
+  const open = bytes.indexOf(OPEN_PAREN);
+  const close = bytes.lastIndexOf(CLOSE_PAREN, length - 1);
+  if (open < 0 || close < open || close + 2 >= length) return null;
+  const numbers = new Array<number>(LAST_FIELD + 1);
+  let state = '?';
+  let startTicks = '0';
+  let field = 3;
+  let at = close + 2;
+  while (field <= LAST_FIELD && at < length) {
+    let end = at;
+    while (end < length && bytes[end] !== SPACE) end += 1;
+    if (field === 3) state = bytes.toString('latin1', at, end);
+    else if (field === 22) startTicks = bytes.toString('latin1', at, end);
+    numbers[field] = parseDecimal(bytes, at, end);
+    field += 1;
+    at = end + 1;
+  }
+  // Fewer fields than rss: not a stat line this parser understands.
+  if (field <= LAST_FIELD) return null;
+  const number = (n: number): number => numbers[n] ?? Number.NaN;
   return {
-    command: text.slice(open + 1, close),
-    state: rest[0] ?? '?',
-    ppid: Number(rest[1]),
-    pgid: Number(rest[2]),
-    sid: Number(rest[3]),
-    flags: Number(rest[6]),
-    cpuTicks: Number(rest[11]) + Number(rest[12]),
-    childCpuTicks: Number(rest[13]) + Number(rest[14]),
-    numThreads: Number(rest[17]),
-    startTicks: rest[19] ?? '0',
-    rssPages: Number(rest[21]),
+    command: bytes.toString('utf8', open + 1, close),
+    state: state === '' ? '?' : state,
+    ppid: number(4),
+    pgid: number(5),
+    sid: number(6),
+    flags: number(9),
+    cpuTicks: number(14) + number(15),
+    childCpuTicks: number(16) + number(17),
+    numThreads: number(20),
+    startTicks,
+    rssPages: number(24),
   };
+}
+
+/** A signed decimal integer in `bytes[start, end)`; NaN for anything else (as `Number()` would). */
+function parseDecimal(bytes: Buffer, start: number, end: number): number {
+  const negative = bytes[start] === MINUS;
+  let at = negative ? start + 1 : start;
+  if (at >= end) return Number.NaN;
+  let value = 0;
+  for (; at < end; at += 1) {
+    const digit = (bytes[at] ?? 0) - DIGIT_0;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+}
+
+/** Parses `/proc/PID/stat` text (the same parser as the bytes read by the table). */
+export function parseProcStat(text: string): StatFields | null {
+  return parseStatBytes(Buffer.from(text, 'utf8'));
+}
+
+/** Reads a /proc file into the shared buffer; its length, or -1 when it cannot be opened or read. */
+function readShared(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return -1;
+  }
+  try {
+    return readSync(fd, readBuffer, 0, READ_BUFFER_BYTES, null);
+  } catch {
+    return -1;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -83,9 +146,10 @@ export function readProcText(path: string): string | null {
   return readProcBytes(path)?.toString('utf8') ?? null;
 }
 
+/** A stat line is far shorter than the buffer, so it is parsed where it was read. */
 export function readStatFields(pid: number): StatFields | null {
-  const text = readProcText(`/proc/${pid}/stat`);
-  return text === null ? null : parseProcStat(text);
+  const length = readShared(`/proc/${pid}/stat`);
+  return length < 0 ? null : parseStatBytes(readBuffer, length);
 }
 
 /** Every numeric entry of /proc: the thread-group leaders, i.e. the processes. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { buildEntry } from '../../src/table/linux-entry.js';
@@ -22,6 +22,8 @@ const LINES_WAIT_MS = 10_000;
 const NOBODY_READ_TIMEOUT_MS = 20_000;
 const BUILT_READER = new URL('../../dist/table/linux-reader.js', import.meta.url);
 const NOBODY_UID = 65534;
+/** `PF_KTHREAD` from include/linux/sched.h (stat field 9). */
+const PF_KTHREAD = 0x00200000;
 
 interface Shell {
   readonly child: ChildProcess;
@@ -234,6 +236,73 @@ describe('linux /proc reader', () => {
     const truth = readProcEntry(process.pid);
     expect(seen).toMatchObject({ pid: process.pid, ppid: truth?.ppid, uid: 0, args: truth?.args, cwd: null });
     expect(truth?.cwd).toBe(process.cwd());
+  });
+
+  it.skipIf(!canDropToNobody)('gives a non-dumpable process its effective uid, as status says', async () => {
+    // Real uid root, effective uid nobody: exec makes it non-dumpable, which turns most of its
+    // /proc files root-owned; the first and the cached read must both say nobody.
+    const child = spawn('setpriv', [`--euid=${NOBODY_UID}`, 'sleep', '60'], { stdio: 'ignore' });
+    const pid = tracker.trackChild(child);
+    const reader = createLinuxReader();
+    const entry = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(pid);
+        return read?.command === 'sleep' && read.args.length > 0 ? read : null;
+      },
+      { description: 'setpriv to exec sleep' },
+    );
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    expect(status).toMatch(new RegExp(`^Uid:\\s+0\\s+${NOBODY_UID}\\s`, 'm'));
+    expect(statSync(`/proc/${pid}/status`).uid).toBe(0); // non-dumpable: the files say root
+    expect(entry).toMatchObject({ uid: NOBODY_UID, args: ['sleep', '60'] });
+    expect(reader.snapshot().entries.get(pid)?.uid).toBe(NOBODY_UID);
+    expect(readProcEntry(pid)?.uid).toBe(NOBODY_UID);
+  });
+
+  it('gives kernel threads uid 0 and no argv (where any are visible)', () => {
+    const table = createLinuxReader().snapshot();
+    const kernelThreads = [...table.entries.values()].filter(
+      (entry) => entry.pid !== process.pid && (readStatFields(entry.pid)?.flags ?? 0) & PF_KTHREAD,
+    );
+    for (const thread of kernelThreads) {
+      expect(thread).toMatchObject({ uid: 0, args: [] });
+      expect(readFileSync(`/proc/${thread.pid}/cmdline`).length).toBe(0);
+    }
+    // Every other process here has argv (the reader ran as root, and zombies are not expected).
+    const userProcess = table.entries.get(process.pid);
+    expect(userProcess?.args.length).toBeGreaterThan(0);
+    expect(userProcess?.uid).toBe(process.getuid?.());
+  });
+
+  it('keeps an unchanged process its entry object, and never hides a change', async () => {
+    const sleeper = startShell(tracker, 'echo $$; exec sleep 60');
+    const spinner = startShell(tracker, 'echo $$; while :; do :; done');
+    await Promise.all([sleeper.pids(1), spinner.pids(1)]);
+    const reader = createLinuxReader();
+    // Right after its exec the sleeper may still fault pages in (rss moves); once it sleeps, two
+    // reads in a row must hand out the same object.
+    const kept = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(sleeper.pid);
+        const again = reader.snapshot().entries.get(sleeper.pid);
+        return read?.command === 'sleep' && read.args.length > 0 && read === again ? read : null;
+      },
+      { description: 'the sleeper to keep its entry between two reads' },
+    );
+    const { cpuTimeMs: _a, childrenCpuTimeMs: _b, rssBytes: _c, ...fresh } = readProcEntry(sleeper.pid) ?? {};
+    expect(kept).toMatchObject({ ...fresh, args: ['sleep', '60'] });
+    const first = reader.snapshot();
+    // The spinner burns CPU: each read that sees more CPU time must carry it in a new entry.
+    const before = first.entries.get(spinner.pid);
+    const after = await pollUntil(
+      () => {
+        const read = reader.snapshot().entries.get(spinner.pid);
+        return read !== undefined && read.cpuTimeMs > (before?.cpuTimeMs ?? 0) ? read : null;
+      },
+      { description: 'the spinner to use CPU' },
+    );
+    expect(after).not.toBe(before);
+    expect(after.cpuTimeMs).toBeLessThanOrEqual(readProcEntry(spinner.pid)?.cpuTimeMs ?? Number.NaN);
   });
 
   it('keeps the uncached entry points consistent with the reader', () => {

@@ -1,0 +1,39 @@
+/**
+ * The host's system-view poll, as the app and `serve` run it while a view watches the whole
+ * machine: a full read in the poll worker (structured-cloned to the main thread), the children
+ * index, the rows (ProcessNode per process, CPU % from the previous read) and the diff against
+ * the previous rows. No runs are held, so membership updates are empty.
+ */
+import { indexChildren } from '@treewarden/engine';
+import { buildSystemTable, createCpuTracker, createWorkerTableReader, diffSystem } from '@treewarden/host';
+
+export interface HostPoll {
+  /** One poll; resolves with the number of rows, 0 when the worker gave no table (its read bound passed). */
+  poll(): Promise<number>;
+  /** Polls so far that gave no table; the host keeps its last rows then, and the bench says so. */
+  failures(): number;
+  close(): Promise<void>;
+}
+
+export function createHostPoll(): HostPoll {
+  const reader = createWorkerTableReader();
+  const cpu = createCpuTracker();
+  let previous: ReturnType<typeof buildSystemTable> | null = null;
+  let failed = 0;
+  return {
+    async poll() {
+      const table = await reader.readAll();
+      if (table === null) {
+        failed += 1;
+        return 0;
+      }
+      indexChildren(table.entries);
+      const nodes = buildSystemTable(table.entries, table.readAtMs, cpu, []);
+      diffSystem(previous, nodes);
+      previous = nodes;
+      return nodes.size;
+    },
+    failures: () => failed,
+    close: () => reader.close(),
+  };
+}
