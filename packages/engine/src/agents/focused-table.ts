@@ -3,33 +3,23 @@
  * known subreapers (where orphans land) and their descendants when they carry agent evidence,
  * plus the remembered sessions' roots, members and descendants (the owned-tree refresh). argv and
  * uid are read once per identity (shared cache), markers once per identity (the marker reader's
- * cache), cwd only for the processes followed (what a session or leak shows).
+ * cache), cwd only for the processes followed (what a session or leak shows). The watcher's reader
+ * derives the children of processes it followed last tick (derived-children.ts) instead of
+ * reading their per-thread `children` files; `readFocusedTable` reads them all.
  */
 
 import { readChildPids } from '../table/linux-children.js';
 import { buildEntry, type IdentityCache } from '../table/linux-entry.js';
-import { readStatFields, type StatFields } from '../table/linux-stat.js';
 import type { ProcessEntry, ProcessTable } from '../table/types.js';
+import { type Derivation, deriveChildren, type Followed } from './derived-children.js';
 import type { MarkerReader } from './environ.js';
+import { createNewPidWatch } from './new-pids.js';
+import { createNamespaceInitCache, type NamespaceInitCache } from './pid-namespace-init.js';
 import type { StoredSession } from './store-schema.js';
+import { type StatsThisTick, statOf } from './tick-stats.js';
 
 /** Bound on the processes one focused read visits (a fork bomb under pid 1 must not stall a tick). */
 export const MAX_FOCUSED_PROCESSES = 20_000;
-
-/**
- * One read's stat lines by pid: a process whose entry was read and whose children are then
- * followed needs its stat once per tick, not twice (the stat read is most of a tick's cost).
- */
-type StatsThisTick = Map<number, StatFields | null>;
-
-function statOf(pid: number, stats: StatsThisTick): StatFields | null {
-  let stat = stats.get(pid);
-  if (stat === undefined) {
-    stat = readStatFields(pid);
-    stats.set(pid, stat);
-  }
-  return stat;
-}
 
 /**
  * The pids whose entry was read without its cwd: the adopters' children that carry no evidence
@@ -62,24 +52,48 @@ function readEntry(
  * The children as the kernel lists them now; the thread count comes from this tick's stat of
  * the parent (a thread started since only means its children are found on the next tick).
  */
-function childrenOf(pid: number, stats: StatsThisTick): number[] {
+function exactChildrenOf(pid: number, stats: StatsThisTick): number[] {
   const stat = statOf(pid, stats);
-  return stat === null ? [] : readChildPids(pid, stat.numThreads);
+  return stat === null ? [] : readChildPids(pid, stat.numThreads, stat.state === 'Z');
 }
 
-export function readFocusedTable(
+interface ReadState {
+  readonly stats: StatsThisTick;
+  readonly derivation: Derivation | null;
+  readonly adopters: ReadonlySet<number>;
+  readonly namespaceInits: NamespaceInitCache;
+  /** Filled by the read: the processes whose children it found. */
+  readonly followed: Map<number, string>;
+}
+
+function childrenOf(pid: number, state: ReadState): number[] {
+  const stat = statOf(pid, state.stats);
+  if (stat === null) return [];
+  state.followed.set(pid, stat.startTicks);
+  const derivation = state.derivation;
+  const derivable =
+    derivation !== null &&
+    derivation.before.get(pid) === stat.startTicks &&
+    !state.adopters.has(pid) &&
+    !state.namespaceInits.isInit(pid, stat.startTicks);
+  if (!derivable) return readChildPids(pid, stat.numThreads, stat.state === 'Z');
+  return (derivation.byParent.get(pid) ?? []).filter((child) => child !== pid);
+}
+
+function readFocused(
   remembered: readonly StoredSession[],
-  adopters: ReadonlySet<number>,
+  adopterPids: ReadonlySet<number>,
   hasEvidence: (entry: ProcessEntry) => boolean,
   cache: IdentityCache,
-): ProcessTable {
+  state: ReadState,
+): { table: ProcessTable; complete: boolean } {
   const entries = new Map<number, ProcessEntry>();
-  const stats: StatsThisTick = new Map();
+  const { stats } = state;
   const cwdLess: CwdLess = new Set();
   const expand: number[] = [];
-  for (const adopter of [1, ...adopters]) {
+  for (const adopter of [1, ...adopterPids]) {
     readEntry(adopter, cache, entries, stats, cwdLess, false);
-    for (const pid of childrenOf(adopter, stats)) {
+    for (const pid of exactChildrenOf(adopter, stats)) {
       const entry = readEntry(pid, cache, entries, stats, cwdLess, false);
       if (entry !== null && hasEvidence(entry)) {
         readEntry(pid, cache, entries, stats, cwdLess);
@@ -94,13 +108,89 @@ export function readFocusedTable(
   }
   // Live sessions' trees are followed every tick (a member's new child is seen at once); the
   // descendants of evidence-bearing orphans and of ended sessions' survivors leak with them.
+  const expanded = new Set<number>();
   while (expand.length > 0 && entries.size < MAX_FOCUSED_PROCESSES) {
-    for (const child of childrenOf(expand.pop() as number, stats)) {
+    const pid = expand.pop() as number;
+    if (expanded.has(pid)) continue;
+    expanded.add(pid);
+    for (const child of childrenOf(pid, state)) {
       if ((!entries.has(child) || cwdLess.has(child)) && readEntry(child, cache, entries, stats, cwdLess) !== null)
         expand.push(child);
     }
   }
-  return { entries, readAtMs: Date.now() };
+  // Cut short by the bound: some followed process's children were never looked at.
+  return { table: { entries, readAtMs: Date.now() }, complete: expand.length === 0 };
+}
+
+function adopterSet(adopters: ReadonlySet<number>): Set<number> {
+  return new Set([1, ...adopters]);
+}
+
+/** One exact focused read: every followed process's children read from the kernel. */
+export function readFocusedTable(
+  remembered: readonly StoredSession[],
+  adopters: ReadonlySet<number>,
+  hasEvidence: (entry: ProcessEntry) => boolean,
+  cache: IdentityCache,
+): ProcessTable {
+  const state: ReadState = {
+    stats: new Map(),
+    derivation: null,
+    adopters: adopterSet(adopters),
+    namespaceInits: createNamespaceInitCache(),
+    followed: new Map(),
+  };
+  return readFocused(remembered, adopters, hasEvidence, cache, state).table;
+}
+
+export interface FocusedReader {
+  read(remembered: readonly StoredSession[], adopters: ReadonlySet<number>): ProcessTable;
+  /** The next read is exact (the watcher calls this on each full scan). */
+  reset(): void;
+  /** How the last read found children: derived from new pids, or read exactly (first, wrap, reset). */
+  readonly lastMode: 'incremental' | 'exact';
+}
+
+/**
+ * The watcher's focused reader: the same table as `readFocusedTable`, but the children of a
+ * process followed last tick are derived (see `Followed`) instead of read from its per-thread
+ * `children` files (most of a tick for multi-threaded node processes).
+ */
+export function createFocusedReader(
+  hasEvidence: (entry: ProcessEntry) => boolean,
+  cache: IdentityCache,
+): FocusedReader {
+  const watch = createNewPidWatch();
+  const namespaceInits = createNamespaceInitCache();
+  let followed: Followed | null = null;
+  let lastMode: 'incremental' | 'exact' = 'exact';
+  return {
+    read(remembered, adopters) {
+      const stats: StatsThisTick = new Map();
+      // The listing comes first: anything forked after it is new at the next read.
+      const newPids = watch.next();
+      const derivation = newPids !== null && followed !== null ? deriveChildren(followed, newPids, stats) : null;
+      const state: ReadState = {
+        stats,
+        derivation,
+        adopters: adopterSet(adopters),
+        namespaceInits,
+        followed: new Map(),
+      };
+      const { table, complete } = readFocused(remembered, adopters, hasEvidence, cache, state);
+      lastMode = derivation === null ? 'exact' : 'incremental';
+      followed = complete ? { startTicks: state.followed } : null;
+      namespaceInits.retain(new Set(state.followed.keys()));
+      return table;
+    },
+    reset() {
+      followed = null;
+      watch.reset();
+    },
+    get lastMode() {
+      return lastMode;
+    },
+  };
 }
 
 /** An evidence test for the focused read: any agent marker. */

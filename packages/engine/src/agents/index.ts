@@ -8,7 +8,7 @@ export {
   parseMarkerVars,
 } from './environ.js';
 export { type AgentLeak, findAgentLeaks, type LeakedProcess, type LeakInput } from './find-leaks.js';
-export { MAX_FOCUSED_PROCESSES, readFocusedTable } from './focused-table.js';
+export { createFocusedReader, type FocusedReader, MAX_FOCUSED_PROCESSES, readFocusedTable } from './focused-table.js';
 export { readFullTable, sessionRelatedPids } from './full-table.js';
 export * from './hooks/index.js';
 export { END_CLOCK_SLACK_MS, startedWithinSession } from './leak-judge.js';

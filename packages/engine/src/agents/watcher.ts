@@ -8,7 +8,7 @@ import { createLinuxReader } from '../table/linux-reader.js';
 import { identityKey } from '../table/types.js';
 import type { MarkerReader } from './environ.js';
 import type { AgentLeak } from './find-leaks.js';
-import { hasMarkers, readFocusedTable } from './focused-table.js';
+import { createFocusedReader, hasMarkers } from './focused-table.js';
 import { readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
 import { readSessions, type StoreProblem } from './session-store.js';
@@ -48,6 +48,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let remembered: StoredSession[] | null = null;
   let storeProblems: StoreProblem[] = [];
   const evidence = hasMarkers(options.readMarkers as MarkerReader);
+  const focusedReader = createFocusedReader(evidence, cache);
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   return {
@@ -62,9 +63,12 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       }
       const table = full
         ? readFullTable(fullReader, remembered, scanContext)
-        : readFocusedTable(remembered, subreapers, evidence, cache);
+        : focusedReader.read(remembered, subreapers);
       if (full) {
         lastFullAt = now;
+        // The next focused read starts from exact children again: whatever a derivation could have
+        // missed (a whole pid cycle between two ticks) lasts at most one full-scan interval.
+        focusedReader.reset();
         subreapers = findSubreapers(table, uid);
       }
       const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
