@@ -172,8 +172,7 @@ async function freeze(run: KillRun): Promise<Freeze> {
       pids: reachedPids(report),
       detail: `freeze round ${round}`,
     });
-    // `frozen`: the owned pids alone when no birth since the last tree read touches the trees.
-    const members = new Set((await observe(run, 'frozen')).map(identityKey));
+    const members = new Set((await observe(run, 'trees')).map(identityKey));
     if ([...members].every((key) => stopped.has(key))) {
       return { converged: true };
     }
@@ -311,17 +310,6 @@ export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => 
  * `signal`, so every signal stays identity-checked against a read made just before it.
  */
 export async function killOwnedTree(owner: KillableOwner, options: KillOptions = {}): Promise<KillOutcome> {
-  // A kill re-reads the same members within milliseconds (before the freeze, after it, while they
-  // die): held /proc files make each re-read one syscall, and read the same process or nothing.
-  const release = owner.reader.holdFiles?.();
-  try {
-    return await killWithReads(owner, options);
-  } finally {
-    release?.();
-  }
-}
-
-async function killWithReads(owner: KillableOwner, options: KillOptions): Promise<KillOutcome> {
   const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {

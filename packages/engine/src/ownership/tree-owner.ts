@@ -21,7 +21,7 @@ import { createSignalOps } from '../signal/signal-ops.js';
 import type { SignalName, SignalOps } from '../signal/types.js';
 import { createLinuxReader } from '../table/linux-reader.js';
 import { createTableReader } from '../table/reader.js';
-import type { BornProcess, ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
+import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
 import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
 import { findEscapedCarriers } from './escapes.js';
 import { sendPlan } from './send-plan.js';
@@ -39,14 +39,9 @@ export interface CreateTreeOwnerOptions extends TreeOwnerOptions {
  * their descendants; `escapes`: the trees, plus (with a run cookie) the children of the places
  * an escape is reparented to (escapes.ts), whole-machine only where the reader cannot do that;
  * `adopters`: the escapes part alone, for a tree just read that can no longer fork (frozen and
- * killed); `members`: only the owned pids themselves (watching such a tree die); `frozen`: for a
- * tree just stopped, the owned pids themselves when no process born since the last complete tree
- * read descends from or joined the trees (see `observeFrozen`), else `trees`.
+ * killed); `members`: only the owned pids themselves (watching such a tree die).
  */
-export type ObserveScope = 'all' | 'trees' | 'escapes' | 'adopters' | 'members' | 'frozen';
-
-/** A `frozen` read probes at most this many births (or one per member, if more) before walking the trees. */
-export const MIN_BIRTH_PROBES = 64;
+export type ObserveScope = 'all' | 'trees' | 'escapes' | 'adopters' | 'members';
 
 /** Parents of top members remembered as places escapes may be reparented under; bounded. */
 const MAX_ADOPTER_HINTS = 64;
@@ -113,12 +108,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   /** The mark taken as the current `escapes` sweep started. */
   let sweepStartMark: number | null = null;
   let rootRecycledError: IdentityUncertainError | null = null;
-  /**
-   * `lastAllocatedPid()` taken before the last complete tree read (`all` or `trees`) whose result
-   * the membership holds; null when unknown, or when members were admitted since by other means
-   * (their children may be older than the mark).
-   */
-  let treeMark: number | null = null;
 
   function admitNew(table: ProcessTable, partial = false): ProcessIdentity[] {
     // Cookie carriers hide outside the tree, so only a whole-machine read can find them.
@@ -152,8 +141,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       anchorError ??= rootRecycledError;
     }
     const admitted = admitNew(table, partial);
-    // A complete tree read sets the mark again right after (observeRead); any other admission voids it.
-    if (admitted.length > 0) treeMark = null;
     vouchSessions(membership, table);
     noteAdopters();
     if (anchorError !== null && [...membership.members.values()].some((m) => !m.zombie)) anchorError = null;
@@ -195,38 +182,9 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     markSweep();
     if (carriers.length === 0) return latest ?? adopted;
     admitCarriers(membership, adopted, carriers, options.runId);
-    treeMark = null;
     const withCarriers = await reader.readTrees([...membership.members.keys()]);
     if (withCarriers !== null) observeTable(withCarriers, true);
     return withCarriers;
-  }
-
-  /**
-   * The read that checks a freeze: a stopped process cannot fork, so after the SIGSTOP the trees
-   * can only hold what they held at the last complete tree read plus processes born since. Every
-   * such process has a pid allocated after that read's mark (pids are handed out in order), so
-   * when none of those pids is a live process whose parent is a member, or that sits in an owned
-   * group or session, the trees are exactly the members: their own stat (through the files the
-   * kill holds) is the whole view, with no children file read. Anything else, or too many births
-   * to probe, walks the trees as before. (A pid chosen with clone3's set_tid, which needs
-   * CAP_CHECKPOINT_RESTORE, is not allocated in order; like the escape sweep's mark, this read
-   * then misses it as a tree walk would miss a child whose parent died.)
-   */
-  async function observeFrozen(): Promise<ProcessTable | null> {
-    const owned = [...membership.members.keys()];
-    const mark = treeMark;
-    if (mark !== null && reader.readBorn !== undefined && reader.readPids !== undefined) {
-      const born = await reader.readBorn(mark, Math.max(MIN_BIRTH_PROBES, owned.length));
-      const sessions = new Set([...membership.members.values()].map((m) => m.sid));
-      const joined = (b: BornProcess) =>
-        membership.members.has(b.ppid) || membership.groups.has(b.pgid) || sessions.has(b.sid);
-      if (born !== null && !born.some(joined)) {
-        const table = await reader.readPids(owned);
-        if (table !== null) observeTable(table, true);
-        return table;
-      }
-    }
-    return owner.observeRead('trees');
   }
 
   async function readTable(): Promise<ProcessTable | null> {
@@ -250,7 +208,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     const view = request.freshTreeView ?? (await reader.readTrees([...membership.members.keys()]));
     if (view === null) throw new NoTableError();
     revalidate(view);
-    if (admitDescendants(membership, view).length > 0) treeMark = null;
+    admitDescendants(membership, view);
     pruneGroups(membership, view);
     vouchSessions(membership, view);
     if (anchorError !== null) throw anchorError;
@@ -272,12 +230,8 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
     },
     async observeRead(scope: ObserveScope = 'all') {
       if (scope === 'escapes' || scope === 'adopters') return observeEscapes(scope === 'escapes');
-      if (scope === 'frozen') return observeFrozen();
       const owned = [...membership.members.keys()];
-      const complete = scope === 'all' || scope === 'trees';
-      // Taken before the read, so nothing created during it is left after the mark unseen.
-      const mark = complete ? (reader.lastAllocatedPid?.() ?? null) : null;
-      const pidMark = scope === 'all' ? mark : null;
+      const pidMark = scope === 'all' ? (reader.lastAllocatedPid?.() ?? null) : null;
       const table =
         scope === 'all'
           ? await readTable()
@@ -285,7 +239,6 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
             ? await reader.readPids(owned)
             : await reader.readTrees(owned);
       if (table !== null) observeTable(table, scope !== 'all', pidMark);
-      if (table !== null && complete) treeMark = mark;
       return table;
     },
     observeTable,
@@ -307,7 +260,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       if (table === null) throw new NoTableError();
       // The exact race: an owned pid recycled since the last observation refuses everything.
       revalidate(table);
-      if (admitNew(table).length > 0) treeMark = null;
+      admitNew(table);
       vouchSessions(membership, table);
       if (anchorError !== null) throw anchorError;
       lastTable = table;

@@ -2,10 +2,8 @@
  * Children of a process from `/proc/PID/task/TID/children` (CONFIG_PROC_CHILDREN). A child is
  * listed under the thread that forked it, so a multi-threaded parent needs every task read; a
  * single-threaded one (stat field 20 = 1) needs only its own, which saves listing the task dir.
- * That one file may be read through files held open for a kill (linux-handles.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { type ProcFiles, unheldFiles } from './linux-handles.js';
 import { readProcText } from './linux-stat.js';
 
 let childrenFilesExist: boolean | undefined;
@@ -39,19 +37,12 @@ function listTasks(pid: number): string[] {
  * one of those threads (not to a reaper) until the last one is gone. Such children are neither
  * under a reaper yet nor anywhere else: skipping the zombie would lose them for a whole read.
  */
-export function readChildPids(
-  pid: number,
-  numThreads: number,
-  zombie = false,
-  files: ProcFiles = unheldFiles,
-): number[] {
+export function readChildPids(pid: number, numThreads: number, zombie = false): number[] {
   const children: number[] = [];
   if (numThreads <= 1 && !zombie) {
-    parseChildList(files.read(pid, `task/${pid}/children`), children);
+    parseChildList(readProcText(`/proc/${pid}/task/${pid}/children`), children);
     return children;
   }
-  // Through the paths: a thread id can be reused within the process, and a held file would keep
-  // reading the thread that exited (empty) instead of the one that took its id.
   for (const tid of listTasks(pid)) parseChildList(readProcText(`/proc/${pid}/task/${tid}/children`), children);
   return children;
 }

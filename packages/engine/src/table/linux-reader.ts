@@ -7,10 +7,9 @@
 import { statSync } from 'node:fs';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { createHeldFiles, type HeldFiles, type ProcFiles, unheldFiles } from './linux-handles.js';
-import { listPids, parseProcStat, readProcText, readStatFields, type StatFields } from './linux-stat.js';
+import { listPids, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
-import type { AdopterFilter, BornProcess, ProcessEntry, ProcessTable, TableReader } from './types.js';
+import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
 /** Above this many cached identities without a full snapshot to prune them, start over. */
 export const MAX_CACHED_IDENTITIES = 65_536;
@@ -22,11 +21,6 @@ export interface LinuxReader extends TableReader {
   snapshot(): ProcessTable;
   /** The given roots and their live descendants, synchronously. */
   snapshotTrees(rootPids: readonly number[]): ProcessTable;
-  // The optional parts of TableReader this reader always has.
-  readPids(pids: readonly number[]): Promise<ProcessTable | null>;
-  holdFiles(): () => void;
-  readBorn(mark: number, maxProbes: number): Promise<readonly BornProcess[] | null>;
-  lastAllocatedPid(): number | null;
 }
 
 function orNull(read: () => ProcessTable): ProcessTable | null {
@@ -42,34 +36,6 @@ function readLastPid(): number | null {
   const text = readProcText('/proc/sys/kernel/ns_last_pid');
   const pid = text === null ? Number.NaN : Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-let pidMax: number | null | undefined;
-
-/** `kernel.pid_max`: where pid allocation wraps to the bottom again; asked once. */
-function readPidMax(): number | null {
-  if (pidMax === undefined) {
-    const value = Number(readProcText('/proc/sys/kernel/pid_max')?.trim());
-    pidMax = Number.isInteger(value) && value > 0 ? value : null;
-  }
-  return pidMax;
-}
-
-/**
- * The pids allocated after `mark`, oldest first, or null when there are more than `max` of them
- * (or the pid order cannot be read). The kernel hands pids out in increasing order from the last
- * one, wrapping at pid_max to the bottom (pids below 300 are reserved for early boot), so these are
- * exactly the pids a process created since the mark can have.
- */
-function pidsAllocatedSince(mark: number, max: number): number[] | null {
-  const now = readLastPid();
-  const top = readPidMax();
-  if (now === null || top === null || mark <= 0 || mark >= top) return null;
-  const count = now >= mark ? now - mark : top - 1 - mark + now;
-  if (count > max) return null;
-  const pids: number[] = [];
-  for (let pid = mark + 1; pids.length < count; pid = pid + 1 >= top ? 1 : pid + 1) pids.push(pid);
-  return pids;
 }
 
 /**
@@ -121,31 +87,6 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   // The last full snapshot's entries: an unchanged process keeps its entry object (see buildEntry).
   let lastEntries: ReadonlyMap<number, ProcessEntry> = new Map();
   const withCwd = options.cwd !== false;
-  /** Files held open while some caller holds them (holdFiles), shared by every holder; else null. */
-  let held: HeldFiles | null = null;
-  let holders = 0;
-  const files = (): ProcFiles => held ?? unheldFiles;
-
-  /** A member's stat, through a held file when a kill holds them (same process or nothing). */
-  function statOf(pid: number): StatFields | null {
-    if (held === null) return readStatFields(pid);
-    const text = held.read(pid, 'stat');
-    return text === null ? null : parseProcStat(text);
-  }
-
-  function holdFiles(): () => void {
-    holders += 1;
-    held ??= createHeldFiles();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      holders -= 1;
-      if (holders > 0 || held === null) return;
-      held.closeAll();
-      held = null;
-    };
-  }
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
@@ -170,13 +111,13 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     const pending = [...rootPids];
     for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
       if (entries.has(pid) || pid <= 0) continue;
-      const stat = statOf(pid);
+      const stat = readStatFields(pid);
       if (stat === null) continue;
       const entry = buildEntry(pid, stat, cache, withCwd);
       if (entry === null) continue;
       entries.set(pid, entry);
       // A zombie may still hold children on its exiting threads (see readChildPids): read them all.
-      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z', files()));
+      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z'));
     }
     return { entries, readAtMs: Date.now() };
   }
@@ -213,23 +154,11 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   function snapshotPids(pids: readonly number[]): ProcessTable {
     const entries = new Map<number, ProcessEntry>();
     for (const pid of pids) {
-      const stat = statOf(pid);
+      const stat = readStatFields(pid);
       const entry = stat === null ? null : buildEntry(pid, stat, cache, withCwd);
       if (entry !== null) entries.set(pid, entry);
     }
     return { entries, readAtMs: Date.now() };
-  }
-
-  /** Live processes (zombies included) among the pids allocated after `mark`; null past `maxProbes`. */
-  function snapshotBorn(mark: number, maxProbes: number): BornProcess[] | null {
-    const pids = pidsAllocatedSince(mark, maxProbes);
-    if (pids === null) return null;
-    const born: BornProcess[] = [];
-    for (const pid of pids) {
-      const stat = readStatFields(pid);
-      if (stat !== null) born.push({ pid, ppid: stat.ppid, pgid: stat.pgid, sid: stat.sid });
-    }
-    return born;
   }
 
   function snapshotTrees(rootPids: readonly number[]): ProcessTable {
@@ -248,13 +177,5 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     readAdopters: async (pids, filter = {}) =>
       hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
     lastAllocatedPid: readLastPid,
-    holdFiles,
-    readBorn: async (mark, maxProbes) => {
-      try {
-        return snapshotBorn(mark, maxProbes);
-      } catch {
-        return null;
-      }
-    },
   };
 }

@@ -67,28 +67,6 @@ export interface TableReader {
   readAdopters?(pids: readonly number[], filter?: AdopterFilter): Promise<ProcessTable | null>;
   /** Optional (Linux): the pid most recently allocated (`ns_last_pid`), to mark a moment in pid order. */
   lastAllocatedPid?(): number | null;
-  /**
-   * Optional (Linux): until the returned release is called, `readPids` and `readTrees` keep the
-   * files they open and re-read them in place (one syscall instead of three; an open /proc file
-   * reads the process it was opened for or nothing, never a recycled pid). For a kill, which
-   * re-reads the same members many times within milliseconds; holders share the files, and the
-   * last release closes them.
-   */
-  holdFiles?(): () => void;
-  /**
-   * Optional (Linux): every live process whose pid was allocated after a `lastAllocatedPid()`
-   * mark, found by probing those pids rather than walking the trees; null when more than
-   * `maxProbes` pids were allocated since (or the mark cannot be read): the caller then walks.
-   */
-  readBorn?(mark: number, maxProbes: number): Promise<readonly BornProcess[] | null>;
-}
-
-/** A process found by `readBorn`: what tells whether it descends from, or joined, an owned tree. */
-export interface BornProcess {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-  readonly sid: number;
 }
 
 /** Children of adopters left out unread by `readAdopters`. */
