@@ -152,3 +152,14 @@ export function startTimeOf(pid: number): string {
 export function identityOf(pid: number): ProcessIdentity {
   return { pid, startTime: startTimeOf(pid) };
 }
+
+/** A NUL-terminated list as `/proc/PID/cmdline` holds it (`a\0b\0` → [a, b]), bytes kept as they are. */
+export function splitNulTerminated(bytes: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let end = bytes.indexOf(0); end >= 0; end = bytes.indexOf(0, start)) {
+    parts.push(bytes.subarray(start, end));
+    start = end + 1;
+  }
+  return parts;
+}

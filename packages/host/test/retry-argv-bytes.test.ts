@@ -11,7 +11,14 @@ import { decodeArgv, RUN_ID_ENV, readLedger, statePaths } from '@treewarden/engi
 import type { HostEvent } from '@treewarden/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_MAIN, CLI_RUN_TIMEOUT_MS, collectOutput } from '../../../test-support/cli-helpers.js';
-import { fixturePath, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
+import {
+  fixturePath,
+  makeTempDir,
+  pollUntil,
+  removeTempDir,
+  splitNulTerminated,
+  useProcessTracker,
+} from '../../../test-support/index.js';
 import { createEnginePort } from '../src/engine/binding.js';
 import { createEngineHost, type EngineHost } from '../src/host.js';
 import { EVENT_WAIT_MS, expectOk, invalidEvents, SLOW_TEST_MS, waitForRun } from './helpers.js';
@@ -37,14 +44,7 @@ const EXPECTED_ARGV = [
 
 /** The probe's `cmdline` file: one entry per argument, each ending in NUL. */
 function probedArgv(dir: string): Buffer[] {
-  const bytes = readFileSync(join(dir, 'cmdline'));
-  const parts: Buffer[] = [];
-  let start = 0;
-  for (let end = bytes.indexOf(0); end >= 0; end = bytes.indexOf(0, start)) {
-    parts.push(bytes.subarray(start, end));
-    start = end + 1;
-  }
-  return parts;
+  return splitNulTerminated(readFileSync(join(dir, 'cmdline')));
 }
 
 describe.skipIf(process.platform !== 'linux')('an argv that is not UTF-8', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunSpecError, validateRunSpec } from '../../src/run/validate.js';
 import { decodeArgv, encodeArgv, readArgvTailBytes } from '../../src/runtime/argv-bytes.js';
-import { fixturePath, makeTempDir, removeTempDir, useProcessTracker } from '../helpers/index.js';
+import { fixturePath, makeTempDir, removeTempDir, splitNulTerminated, useProcessTracker } from '../helpers/index.js';
 import { startTracked } from '../run/run-helpers.js';
 
 /** Every byte an argument can hold (1–255: no NUL in an argv). */
@@ -22,17 +22,6 @@ const ODD_ARGS: readonly Buffer[] = [
   Buffer.from('zoë ☃ 𝄞'),
   Buffer.from("it's 100% $HOME `x` \\n"),
 ];
-
-/** `a\0b\0` → [a, b]. */
-function nulTerminated(bytes: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let start = 0;
-  for (let end = bytes.indexOf(0); end >= 0; end = bytes.indexOf(0, start)) {
-    parts.push(bytes.subarray(start, end));
-    start = end + 1;
-  }
-  return parts;
-}
 
 describe('encodeArgv', () => {
   it('keeps only the strings when every argument is UTF-8', () => {
@@ -101,7 +90,7 @@ describe.skipIf(process.platform !== 'linux')('a run with argvBase64', () => {
       const run = startTracked(tracker, { ...encoded, env: { TW_PROBE_OUT: out } });
       const outcome = await run.outcome;
       expect(outcome.classification).toBe('ok');
-      expect(nulTerminated(readFileSync(join(out, 'cmdline')))).toEqual(argv);
+      expect(splitNulTerminated(readFileSync(join(out, 'cmdline')))).toEqual(argv);
     } finally {
       removeTempDir(out);
     }
