@@ -1,5 +1,5 @@
 import { CLAUDE_STUB, launchStubAgent, treePids } from './fake-agents.js';
-import { type ProcessTracker, type ReportedProcess, readReportedPids } from './index.js';
+import { type ProcessTracker, type ReportedProcess, readReportedPids, startTimeOf } from './index.js';
 
 export interface PileShape {
   readonly mcpSets?: number;
@@ -40,7 +40,24 @@ export async function startPileAgent(tracker: ProcessTracker, shape: PileShape):
   return { dir, rootPid, sessionId, reports };
 }
 
-/** Pids reported with this role, in report order (for sets: start order). */
+/**
+ * Pids reported with this role, in report order: the order they were ready, not started (a newer
+ * set's server can report before an older one's). Use `byStartTime` or `mcpSetsOldestFirst` for age.
+ */
 export function pidsOf(agent: PileAgent, role: string): number[] {
   return agent.reports.filter((report) => report.role === role).map((report) => report.pid);
+}
+
+/** Oldest first, by the kernel's start time (ties, within one clock tick, by pid). */
+export function byStartTime(pids: readonly number[]): number[] {
+  return [...pids].sort((a, b) => Number(BigInt(startTimeOf(a)) - BigInt(startTimeOf(b))) || a - b);
+}
+
+/** The agent's MCP sets oldest first, each as [wrapper, server] (a server's parent is its wrapper). */
+export function mcpSetsOldestFirst(agent: PileAgent): number[][] {
+  const servers = agent.reports.filter((report) => report.role === 'mcp-server');
+  return byStartTime(pidsOf(agent, 'npx-wrapper')).map((wrapper) => [
+    wrapper,
+    ...servers.filter((server) => server.ppid === wrapper).map((server) => server.pid),
+  ]);
 }

@@ -4,7 +4,7 @@
  * TREEWARDEN_FIXTURE_REPORT, which all its descendants inherit, even across setsid.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,6 +53,13 @@ export function fixturePath(name: string): string {
 /** A private temp dir; removed by `removeTempDir`. */
 export function makeTempDir(prefix = 'tw-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** An environment naming a private state dir (0700) of its own: a command that must not share the run's store. */
+export function privateHome(prefix = 'tw-home-'): Record<string, string> {
+  const home = makeTempDir(prefix);
+  chmodSync(home, 0o700);
+  return { TREEWARDEN_HOME: home };
 }
 
 export function removeTempDir(dir: string): void {
@@ -146,6 +153,11 @@ export function startTimeOf(pid: number): string {
   const entry = readProcEntry(pid);
   if (entry === null) throw new Error(`startTimeOf: pid ${pid} is not running`);
   return entry.startTime;
+}
+
+/** The id Treewarden gives a live agent session, as `sessions` shows it and `--session` takes it. */
+export function agentSessionId(agent: string, rootPid: number): string {
+  return `${agent}-${rootPid}-${startTimeOf(rootPid)}`;
 }
 
 /** The identity of a running pid, as the kill and signal APIs take it. */

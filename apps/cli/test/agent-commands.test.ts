@@ -22,10 +22,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli, startCli } from '../../../test-support/cli-helpers.js';
 import { type FakeAgent, pidOf, startFakeAgent } from '../../../test-support/fake-agents.js';
 import {
+  agentSessionId,
   fixturePath,
   isRunning,
   MAX_LIFETIME_ENV,
   pollUntil,
+  privateHome,
   readReportedPids,
   spawnFixture,
   TEST_FIXTURE_LIFETIME_MS,
@@ -174,7 +176,8 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
     expect(endedRow?.state).toBe('ended');
     expect([...(endedRow?.leaked ?? [])].sort()).toEqual(survivorsOf(doomed).sort());
 
-    const clean = await runCli(['orphans', '--clean', '--json', '--grace', '1']);
+    // Scoped to this session: other files' leaks on this shared machine are theirs to end.
+    const clean = await runCli(['orphans', '--clean', '--json', '--grace', '1', '--session', session?.id as string]);
     expect(clean.code, clean.stderr).toBe(0);
     for (const pid of survivorsOf(doomed)) expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(false);
     for (const pid of [...bystander.pids, daemon, ...otherUser])
@@ -195,7 +198,7 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
     expect(group?.processes.map((process) => process.role)).toEqual(['mcp-server', 'mcp-server']);
     for (const process of group?.processes ?? []) expect(process.reasons).toContain('reparented to pid 1');
 
-    const clean = await runCli(['orphans', '--clean', '--grace', '1']);
+    const clean = await runCli(['orphans', '--clean', '--grace', '1', '--session', session?.id as string]);
     expect(clean.code, clean.stderr).toBe(0);
     for (const pid of survivorsOf(codex)) expect(isRunning(pid), `${pid} ${clean.stdout}`).toBe(false);
   });
@@ -234,8 +237,12 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
 });
 
 describe.skipIf(process.platform !== 'linux')('treewarden watch', () => {
-  it('prints session-started, session-ended, leak-found and (with --auto-clean 0) leak-cleaned, one JSON per line', async () => {
-    const watch = startCli(['watch', '--json', '--auto-clean', '0']);
+  it('prints session-started, session-ended, leak-found and (with --auto-clean 0) leak-cleaned of its --session only, one JSON per line', async () => {
+    const claude = await startFakeAgent(tracker, 'claude');
+    const bystander = await startFakeAgent(tracker, 'claude');
+    const id = agentSessionId('claude-code', claude.rootPid);
+    // A private store: the watcher's first scan remembers the session (session-started) itself.
+    const watch = startCli(['watch', '--json', '--auto-clean', '0', '--session', id], privateHome());
     tracker.trackChild(watch.child);
     const events: { type: string; [key: string]: unknown }[] = [];
     let buffered = '';
@@ -245,7 +252,6 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch', () => {
       buffered = lines.pop() ?? '';
       for (const line of lines) if (line.trim() !== '') events.push(JSON.parse(line));
     });
-    const claude = await startFakeAgent(tracker, 'claude');
     const started = await pollUntil(
       () =>
         events.find(
@@ -253,7 +259,9 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch', () => {
         ),
       { deadlineMs: LEAK_REPORT_WAIT_MS, description: 'session-started' },
     );
+    expect(started.id).toBe(id);
     process.kill(claude.rootPid, 'SIGKILL');
+    process.kill(bystander.rootPid, 'SIGKILL');
     const ofSession = (type: string) =>
       events.filter((event) => event.type === type && (event.id ?? event.sessionId) === started.id);
     await pollUntil(() => ofSession('leak-cleaned').length > 0, {
@@ -266,8 +274,19 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch', () => {
     const cleaned = ofSession('leak-cleaned').flatMap((event) => event.processes as { pid: number; result: string }[]);
     for (const process of cleaned) expect(process.result).toMatch(/^(killed|already_gone)$/);
     for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(false);
+    // Outside the scope: the other session's leak was neither told nor ended (the tracker ends it).
+    expect(events.filter((event) => (event.id ?? event.sessionId) !== id)).toEqual([]);
+    for (const pid of survivorsOf(bystander)) expect(isRunning(pid), `bystander ${pid}`).toBe(true);
     watch.child.kill('SIGINT');
     expect((await watch.result).code).toBe(0);
+  });
+
+  it('refuses a --session that is not a session id, before observing anything', async () => {
+    for (const command of ['watch', 'orphans']) {
+      const result = await runCli([command, '--session', '../x y']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--session "\.\.\/x y" is not a session id/);
+    }
   });
 
   it('refuses a negative --auto-clean before observing anything', async () => {

@@ -137,12 +137,12 @@ describe('treewarden hook claude', () => {
       const leftovers = ['member', 'dev-server', 'no-id-child'].map((role) => identityOf(reportedPid(agent, role)));
       process.kill(agent.rootPid, 'SIGKILL');
       await pollUntil(() => !isRunning(agent.rootPid), { description: 'the agent to die', deadlineMs: RECORD_WAIT_MS });
-      const result = await runCli(['orphans', '--clean', '--json']);
+      // Scoped to this session: other files' leaks on this shared machine are theirs to end.
+      const id = hookRecordId(HOOK_AGENTS.claude, agent.sessionId);
+      const result = await runCli(['orphans', '--clean', '--json', '--session', id]);
       expect(result.code, result.stderr).toBe(0);
       const body = JSON.parse(result.stdout) as { groups: { sessionId?: string; root?: unknown }[] };
-      const group = body.groups.find(
-        (candidate) => candidate.sessionId === hookRecordId(HOOK_AGENTS.claude, agent.sessionId),
-      );
+      const group = body.groups.find((candidate) => candidate.sessionId === id);
       expect(group?.root).not.toBeNull();
       for (const { pid, startTime } of leftovers) expect(isRunning(pid, startTime), `leftover ${pid}`).toBe(false);
       expect(isRunning(plain.pid)).toBe(true);

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { type AgentSessionRow, agentSessionsReportSchema, sessionAlertSchema } from '@treewarden/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli, startCli } from '../../../test-support/cli-helpers.js';
-import { type PileAgent, pidsOf, startPileAgent } from '../../../test-support/fake-piles.js';
-import { isRunning, pollUntil, startTimeOf, useProcessTracker } from '../../../test-support/index.js';
+import { mcpSetsOldestFirst, type PileAgent, pidsOf, startPileAgent } from '../../../test-support/fake-piles.js';
+import { agentSessionId, isRunning, pollUntil, startTimeOf, useProcessTracker } from '../../../test-support/index.js';
 
 /** Bound on a watch noticing a pile (CLI start-up and a full scan under load included). */
 const WATCH_WAIT_MS = 25_000;
@@ -39,14 +39,6 @@ async function liveRow(env: Record<string, string>, agent: PileAgent): Promise<A
   return row;
 }
 
-/** Sets oldest first: [wrapper, server]. */
-function setsOf(agent: PileAgent): number[][] {
-  const servers = agent.reports.filter((report) => report.role === 'mcp-server');
-  return pidsOf(agent, 'npx-wrapper')
-    .sort((a, b) => Number(BigInt(startTimeOf(a)) - BigInt(startTimeOf(b))))
-    .map((wrapper) => [wrapper, ...servers.filter((server) => server.ppid === wrapper).map((server) => server.pid)]);
-}
-
 describe.skipIf(process.platform !== 'linux')('treewarden sessions and trim', () => {
   it(
     'sessions --json carries the alerts; trim previews, ends exactly the older sets with --yes, then has nothing to trim',
@@ -54,8 +46,8 @@ describe.skipIf(process.platform !== 'linux')('treewarden sessions and trim', ()
       const env = stateWith();
       const piled = await startPileAgent(tracker, { mcpSets: 3 });
       const other = await startPileAgent(tracker, { mcpSets: 2 });
-      const [oldest, older, newest] = setsOf(piled) as [number[], number[], number[]];
-      const otherPids = [other.rootPid, ...setsOf(other).flat()];
+      const [oldest, older, newest] = mcpSetsOldestFirst(piled) as [number[], number[], number[]];
+      const otherPids = [other.rootPid, ...mcpSetsOldestFirst(other).flat()];
       const row = await liveRow(env, piled);
       expect(row.alerts?.map((alert) => sessionAlertSchema.parse(alert).kind)).toEqual(['duplicate-servers']);
       expect([...(row.alerts?.[0]?.pids ?? [])].sort()).toEqual([...oldest, ...older].sort());
@@ -93,7 +85,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden sessions and trim', ()
     async () => {
       const env = stateWith();
       const piled = await startPileAgent(tracker, { mcpSets: 2 });
-      const [older, newest] = setsOf(piled) as [number[], number[]];
+      const [older, newest] = mcpSetsOldestFirst(piled) as [number[], number[]];
       const row = await liveRow(env, piled);
       const wrapper = older[0] as number;
       const changed = await runCli(['trim', row.id, '--yes', '--target', `${wrapper}:${startTimeOf(wrapper)}0`], env);
@@ -132,7 +124,7 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch and alerts', () 
 
   it('reports alert-found once per alert and trims nothing unless the kind was opted into', async () => {
     const piled = await startPileAgent(tracker, { mcpSets: 2 });
-    const [older, newest] = setsOf(piled) as [number[], number[]];
+    const [older, newest] = mcpSetsOldestFirst(piled) as [number[], number[]];
     const watch = startCli(['watch', '--json'], stateWith());
     tracker.trackChild(watch.child);
     const events = collect(watch.child);
@@ -162,14 +154,16 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch and alerts', () 
     expect((await watch.result).code).toBe(0);
   });
 
-  it('trims the kinds the user opted into, and only those', async () => {
+  it('trims the kinds the user opted into, and only those, in its --session only', async () => {
     const piled = await startPileAgent(tracker, { mcpSets: 2, orphanSubagents: 3 });
-    const [older, newest] = setsOf(piled) as [number[], number[]];
+    const other = await startPileAgent(tracker, { mcpSets: 2 });
+    const [older, newest] = mcpSetsOldestFirst(piled) as [number[], number[]];
     const env = stateWith({
       autoTrim: { kinds: ['duplicate-servers'], afterSeconds: 0 },
       staleSubagents: { allowed: 0 },
     });
-    const watch = startCli(['watch', '--json'], env);
+    // Scoped: auto-trim over the whole machine would also end other files' piles (and `other`).
+    const watch = startCli(['watch', '--json', '--session', agentSessionId('claude-code', piled.rootPid)], env);
     tracker.trackChild(watch.child);
     const events = collect(watch.child);
     const mine = (type: string) =>
@@ -187,8 +181,17 @@ describe.skipIf(process.platform !== 'linux')('treewarden watch and alerts', () 
         .map((event) => event.kind)
         .sort(),
     ).toEqual(['duplicate-servers', 'stale-subagents']);
-    for (const pid of [piled.rootPid, ...newest, ...pidsOf(piled, 'subagent')])
+    for (const pid of [
+      piled.rootPid,
+      ...newest,
+      ...pidsOf(piled, 'subagent'),
+      other.rootPid,
+      ...mcpSetsOldestFirst(other).flat(),
+    ])
       expect(isRunning(pid), `pid ${pid} ended`).toBe(true);
+    expect(
+      events.filter((event) => !String(event.sessionId ?? event.id).startsWith(`claude-code-${piled.rootPid}-`)),
+    ).toEqual([]);
     watch.child.kill('SIGINT');
     expect((await watch.result).code).toBe(0);
   });

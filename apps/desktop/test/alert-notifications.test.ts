@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pidsOf, startPileAgent } from '../../../test-support/fake-piles.js';
+import { mcpSetsOldestFirst, startPileAgent } from '../../../test-support/fake-piles.js';
 import { isRunning, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
 import { createElectronStandIn } from './support/electron-stand-in.js';
 import { CLOSE_WAIT_MS, closeApp, loadMain, unloadMain } from './support/load-main.js';
@@ -38,7 +38,7 @@ describe('alert notifications', () => {
   it('shows one desktop notification per alert id of a live session', retried, async () => {
     process.env.TREEWARDEN_HOME = join(dir, 'state');
     const standIn = createElectronStandIn();
-    await loadMain(standIn);
+    const hosts = await loadMain(standIn);
     await pollUntil(() => standIn.windows[0], { description: 'the window' });
     // The host sees every session on this shared machine: only notices naming this agent's session
     // count (alone, or among other sessions' fresh alerts in one grouped notice).
@@ -52,7 +52,12 @@ describe('alert notifications', () => {
           call.includes(mine),
       );
     try {
-      await pollUntil(() => standIn.calls.includes('setApplicationMenu'), { description: 'the first snapshot' });
+      // The first snapshot is the notifier's baseline (alerts already there are the banner's, not news):
+      // the agent starts after it. (The menu is set before any snapshot, so it is no sign of one.)
+      await pollUntil(() => (hosts[0]?.snapshots ?? 0) > 0, {
+        deadlineMs: NOTICE_WAIT_MS,
+        description: 'the first snapshot',
+      });
       const agent = await startPileAgent(tracker, { mcpSets: MCP_SETS });
       mine = `in claude-code session claude-code-${agent.rootPid}-`;
       const [first] = await pollUntil(() => (notices().length > 0 ? notices() : null), {
@@ -62,7 +67,8 @@ describe('alert notifications', () => {
       // The observer may have caught the agent while it was still starting its sets: 2 or 4 processes.
       expect(first).toMatch(/duplicate MCP servers \(\d+ processes\) in claude-code session claude-code-\d+-/);
       // The oldest set's server ends: the alert now names other processes (a new id), told once more.
-      const oldest = pidsOf(agent, 'mcp-server')[0] as number;
+      // Oldest by start time: the first server to report may be the newest set's, which the alert keeps.
+      const oldest = mcpSetsOldestFirst(agent)[0]?.[1] as number;
       process.kill(oldest, 'SIGKILL');
       await pollUntil(() => !isRunning(oldest), { description: 'the oldest server to end' });
       await pollUntil(() => (notices().length > 1 ? notices() : null), {

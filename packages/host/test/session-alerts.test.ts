@@ -7,7 +7,7 @@
  */
 import type { CommandResult, SessionView, Snapshot } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
-import { type PileAgent, pidsOf, startPileAgent } from '../../../test-support/fake-piles.js';
+import { mcpSetsOldestFirst, type PileAgent, startPileAgent } from '../../../test-support/fake-piles.js';
 import { isRunning, pollUntil, startTimeOf, useProcessTracker } from '../../../test-support/index.js';
 import { EVENT_WAIT_MS, expectOk, latestSnapshot, SLOW_TEST_MS, useTestHost } from './helpers.js';
 
@@ -18,14 +18,6 @@ function sessionOf(snapshot: Snapshot | null, agent: PileAgent): SessionView | u
   return snapshot?.sessions?.find((session) => session.root.pid === agent.rootPid && session.state === 'live');
 }
 
-/** Sets oldest first: [wrapper, server]. */
-function setsOf(agent: PileAgent): number[][] {
-  const servers = agent.reports.filter((report) => report.role === 'mcp-server');
-  return pidsOf(agent, 'npx-wrapper')
-    .sort((a, b) => Number(BigInt(startTimeOf(a)) - BigInt(startTimeOf(b))))
-    .map((wrapper) => [wrapper, ...servers.filter((server) => server.ppid === wrapper).map((server) => server.pid)]);
-}
-
 describe('session alerts in the host', () => {
   it(
     'shows the older duplicate sets as an alert and trims only confirmed, still alerted identities',
@@ -34,8 +26,8 @@ describe('session alerts in the host', () => {
       // Three sets: past the default of nothing else (budgets and stale subagents stay quiet at this size).
       const piled = await startPileAgent(tracker, { mcpSets: 3 });
       const other = await startPileAgent(tracker, { mcpSets: 1 });
-      const [oldest, older, newest] = setsOf(piled) as [number[], number[], number[]];
-      const otherPids = [other.rootPid, ...setsOf(other).flat()];
+      const [oldest, older, newest] = mcpSetsOldestFirst(piled) as [number[], number[], number[]];
+      const otherPids = [other.rootPid, ...mcpSetsOldestFirst(other).flat()];
       const alert = await pollUntil(
         () => {
           const latest = latestSnapshot(events);

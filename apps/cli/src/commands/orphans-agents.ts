@@ -2,6 +2,7 @@
 import { type AgentLeak, type CleanedLeak, cleanAgentLeaks, leakGroupRow, observeAgentsOnce } from '@treewarden/engine';
 import type { AgentLeakGroup } from '@treewarden/protocol';
 import { agentContext } from './agent-context.js';
+import { type SessionScope, scopeLeaks } from './session-scope.js';
 
 const ARGS_WIDTH = 70;
 
@@ -12,9 +13,11 @@ export interface AgentOrphans {
   readonly problems: readonly { readonly file: string; readonly message: string }[];
 }
 
-export function findAgentOrphans(): AgentOrphans {
+/** The leaks of dead sessions on this machine (with a scope: of those sessions only). */
+export function findAgentOrphans(scope: SessionScope = null): AgentOrphans {
   const observation = observeAgentsOnce(agentContext());
-  return { leaks: observation.leaks, rows: observation.leaks.map(leakGroupRow), problems: observation.problems };
+  const leaks = scopeLeaks(observation.leaks, scope);
+  return { leaks, rows: leaks.map(leakGroupRow), problems: observation.problems };
 }
 
 export interface AgentCleanOptions {

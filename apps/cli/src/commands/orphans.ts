@@ -1,10 +1,11 @@
 /**
- * `treewarden orphans [--json] [--clean [--all]] [--grace S]`: live processes of runs that are
+ * `treewarden orphans [--json] [--clean [--all]] [--grace S] [--session ID]...`: live processes of runs that are
  * over (or of leases whose holder died), grouped per run with why each one was judged leaked,
  * plus unregistered trees (a run cookie nobody recorded, reparented to pid 1). `--clean` ends the
  * recorded ones with the revalidated tree kill and reports; `--all` also ends unregistered ones.
  * Agent sessions' leaks come as `kind: "agent"` groups; `--clean` ends those of remembered
- * sessions, `--all` also the trees found from markers alone.
+ * sessions, `--all` also the trees found from markers alone. `--session` narrows it all to those
+ * agent sessions' leaks (runs' and leases' groups are left out: they belong to no session).
  * Exits EXIT_KILL_FAILED when something outlived the clean-up.
  */
 import { parseArgs } from 'node:util';
@@ -22,13 +23,15 @@ import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
 import type { CliCommand } from './command.js';
 import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
+import { parseSessionScope } from './session-scope.js';
 
-const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S]';
+const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S] [--session ID]...';
 const OPTIONS = {
   json: { type: 'boolean' },
   clean: { type: 'boolean' },
   all: { type: 'boolean' },
   grace: { type: 'string' },
+  session: { type: 'string', multiple: true },
 } as const;
 const ARGS_WIDTH = 70;
 
@@ -101,9 +104,12 @@ function formatCleaned(cleaned: CleanedGroup): string {
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const graceSeconds = parseSeconds('--grace', values.grace);
+  const scope = parseSessionScope(values.session);
   const paths = statePaths();
-  const scan = findOrphans({ paths });
-  const agentLeaks = findAgentOrphans();
+  const found = findOrphans({ paths });
+  // Scoped to agent sessions: no run or lease group is shown or cleaned (each still settles below).
+  const scan = scope === null ? found : { ...found, groups: [] };
+  const agentLeaks = findAgentOrphans(scope);
   for (const { path, problem } of scan.leaseProblems) {
     await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
   }
@@ -134,7 +140,7 @@ async function main(argv: readonly string[]): Promise<number> {
     ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
   ];
   // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
-  settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : scan, { paths });
+  settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : found, { paths });
   if (values.json === true) {
     const body = {
       groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],

@@ -1,10 +1,11 @@
 /**
- * `treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]`: a foreground observer of agent
+ * `treewarden watch [--json] [--auto-clean SECONDS] [--session ID]… [--print-unit]`: a foreground observer of agent
  * sessions (Ctrl-C ends it). It remembers sessions' trees in the state dir while it runs, so leaks
  * keep their evidence after reparenting, and prints session-started, session-ended, leak-found and
  * (with --auto-clean, off by default) leak-cleaned events; `--json`: one JSON object per line.
  * Live sessions' pile-ups are reported as alert-found / alert-cleared (once per alert id), and
- * trimmed (alert-trimmed) only for the kinds the user opted into in agent-alerts.json.
+ * trimmed (alert-trimmed) only for the kinds the user opted into in agent-alerts.json. With
+ * `--session`, only the named sessions are reported, and only theirs can be ended.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -21,19 +22,29 @@ import { EXIT_OK } from '../exit-codes.js';
 import { agentContext } from './agent-context.js';
 import { type CliCommand, UsageError } from './command.js';
 import { alertConfig } from './session-alerts.js';
+import { inScope, parseSessionScope, type SessionScope, scopeObservation } from './session-scope.js';
 import { createWatchAlerts } from './watch-alerts.js';
 import { serviceUnit } from './watch-unit.js';
 
-const USAGE = 'treewarden watch [--json] [--auto-clean SECONDS] [--print-unit]';
+const USAGE = 'treewarden watch [--json] [--auto-clean SECONDS] [--session ID]... [--print-unit]';
 const OPTIONS = {
   json: { type: 'boolean' },
   'auto-clean': { type: 'string' },
   'print-unit': { type: 'boolean' },
+  session: { type: 'string', multiple: true },
 } as const;
 /** The longest accepted --auto-clean delay (a day): longer is a typo more often than a wish. */
 const MAX_AUTO_CLEAN_SECONDS = 86_400;
 
 type Emit = (event: Record<string, unknown>, text: string) => Promise<void>;
+
+function eventSessionId(event: AgentEvent): string {
+  return event.type === 'leak-found' ? event.leak.sessionId : event.session.id;
+}
+
+function eventsInScope(events: readonly AgentEvent[], scope: SessionScope): AgentEvent[] {
+  return events.filter((event) => inScope(scope, eventSessionId(event)));
+}
 
 function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
   if (event.type === 'leak-found') {
@@ -124,6 +135,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const autoCleanSeconds = parseSeconds('--auto-clean', values['auto-clean']);
   if (autoCleanSeconds !== undefined && (autoCleanSeconds < 0 || autoCleanSeconds > MAX_AUTO_CLEAN_SECONDS))
     throw new UsageError(`--auto-clean ${autoCleanSeconds} is outside 0…${MAX_AUTO_CLEAN_SECONDS} seconds`);
+  const scope = parseSessionScope(values.session);
   const context = agentContext();
   for (const problem of context.rulesProblems ?? [])
     await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
@@ -140,8 +152,11 @@ async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   while (!stopping) {
-    const { observation, events } = watcher.tick();
-    for (const event of events) await emit(...eventLine(event));
+    // The watcher remembers every session it sees (their trees keep their evidence); a scope narrows
+    // what is told and what may be ended, never what is remembered.
+    const tick = watcher.tick();
+    const observation = scopeObservation(tick.observation, scope);
+    for (const event of eventsInScope(tick.events, scope)) await emit(...eventLine(event));
     await alerts.tick(observation, emit);
     endedAt = leakClocks(endedAt, observation);
     if (autoCleanSeconds !== undefined)

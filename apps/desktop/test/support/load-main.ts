@@ -18,6 +18,8 @@ export interface WatchedHost {
   /** Commands that reached the host's `handle`, as received. */
   readonly handled: unknown[];
   closes: number;
+  /** Snapshot events the host has sent (to every listener, the app's own included). */
+  snapshots: number;
 }
 
 type HostModule = typeof import('@treewarden/host');
@@ -30,8 +32,11 @@ export async function loadMain(standIn: ElectronStandIn): Promise<WatchedHost[]>
     const real = await importOriginal<HostModule>();
     const createEngineHost: HostModule['createEngineHost'] = (options) => {
       const host = real.createEngineHost(options);
-      const watched: WatchedHost = { handled: [], closes: 0 };
+      const watched: WatchedHost = { handled: [], closes: 0, snapshots: 0 };
       hosts.push(watched);
+      host.onEvent((event) => {
+        if (event.type === 'snapshot') watched.snapshots += 1;
+      });
       const wrapped: EngineHost = {
         ...host,
         reader: host.reader,

@@ -10,13 +10,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type PileAgent, pidsOf, startPileAgent } from '../../../../../test-support/fake-piles.js';
+import {
+  byStartTime,
+  mcpSetsOldestFirst,
+  type PileAgent,
+  pidsOf,
+  startPileAgent,
+} from '../../../../../test-support/fake-piles.js';
 import {
   fixturePath,
   isRunning,
   MAX_LIFETIME_ENV,
   pollUntil,
-  startTimeOf,
   TEST_FIXTURE_LIFETIME_MS,
   useProcessTracker,
 } from '../../../../../test-support/index.js';
@@ -77,20 +82,6 @@ async function startStranger(): Promise<number> {
   return tracker.trackChild(child, { detached: true });
 }
 
-/** Oldest first, by the kernel's start time (reports come in the order they were ready, not started). */
-function byStart(pids: readonly number[]): number[] {
-  return [...pids].sort((a, b) => Number(BigInt(startTimeOf(a)) - BigInt(startTimeOf(b))) || a - b);
-}
-
-/** Sets in start order: [wrapper, server] pairs (a server's parent is its wrapper). */
-function setsOf(agent: PileAgent): number[][] {
-  const servers = agent.reports.filter((report) => report.role === 'mcp-server');
-  return byStart(pidsOf(agent, 'npx-wrapper')).map((wrapper) => [
-    wrapper,
-    ...servers.filter((server) => server.ppid === wrapper).map((server) => server.pid),
-  ]);
-}
-
 describe('duplicate-servers', () => {
   it('alerts the older sets of one command line and keeps the newest; another session and strangers are never named', async () => {
     const state = privateState();
@@ -100,12 +91,18 @@ describe('duplicate-servers', () => {
     const alerts = judge(state);
     const mine = sessionOf(alerts, piled);
     expect(mine.map((alert) => alert.kind)).toEqual(['duplicate-servers']);
-    const sets = setsOf(piled);
+    const sets = mcpSetsOldestFirst(piled);
     expect(sets.every((set) => set.length === 2)).toBe(true);
     expect([...alertedPids(mine)].sort()).toEqual([...(sets[0] ?? []), ...(sets[1] ?? [])].sort());
     expect(mine[0]?.why).toMatch(/3 sets of .*npx.*the newest \(pid \d+\) is kept/);
     const everything = alertedPids(alerts);
-    for (const innocent of [piled.rootPid, ...(sets[2] ?? []), other.rootPid, ...setsOf(other).flat(), stranger])
+    for (const innocent of [
+      piled.rootPid,
+      ...(sets[2] ?? []),
+      other.rootPid,
+      ...mcpSetsOldestFirst(other).flat(),
+      stranger,
+    ])
       expect(everything.has(innocent), `pid ${innocent} alerted`).toBe(false);
     expect(sessionOf(alerts, other)).toEqual([]);
   });
@@ -115,8 +112,8 @@ describe('duplicate-servers', () => {
     const ledgerFile = join(state, 'ledger.jsonl');
     const piled = await startPileAgent(tracker, { mcpSets: 2 });
     const other = await startPileAgent(tracker, { mcpSets: 2 });
-    const [older, newest] = setsOf(piled) as [number[], number[]];
-    const otherSets = setsOf(other).flat();
+    const [older, newest] = mcpSetsOldestFirst(piled) as [number[], number[]];
+    const otherSets = mcpSetsOldestFirst(other).flat();
     const alerts = judge(state);
     const sessionId = sessionOf(alerts, piled)[0]?.sessionId as string;
     const selection = selectTrim(judge(state), { sessionId });
@@ -137,7 +134,7 @@ describe('duplicate-servers', () => {
   it('refuses a confirmed identity that changed or is no longer alerted, signalling nothing', async () => {
     const state = privateState();
     const piled = await startPileAgent(tracker, { mcpSets: 2 });
-    const [older, newest] = setsOf(piled) as [number[], number[]];
+    const [older, newest] = mcpSetsOldestFirst(piled) as [number[], number[]];
     const alert = sessionOf(judge(state), piled)[0] as JudgedAlert;
     const wrapper = older[0] as number;
     const entry = alert.processes.find((process) => process.pid === wrapper);
@@ -196,7 +193,7 @@ describe('stale-subagents', () => {
       },
       { deadlineMs: ALERT_WAIT_MS, intervalMs: 250, description: 'the idle subagents to be alerted' },
     );
-    const subagents = byStart(pidsOf(piled, 'subagent'));
+    const subagents = byStartTime(pidsOf(piled, 'subagent'));
     expect(found[0]?.kind).toBe('stale-subagents');
     expect([...alertedPids(found)]).toEqual([subagents[0]]);
     expect(found[0]?.why).toMatch(/idle \(no CPU\) for 2 s under a live parent/);
@@ -234,7 +231,7 @@ describe('runaway-job', () => {
       { description: 'the alert to clear' },
     );
     expect(cleared.map((alert) => alert.id)).toEqual([found[0]?.id]);
-    for (const pid of [piled.rootPid, ...setsOf(piled).flat()]) expect(isRunning(pid)).toBe(true);
+    for (const pid of [piled.rootPid, ...mcpSetsOldestFirst(piled).flat()]) expect(isRunning(pid)).toBe(true);
   });
 });
 
@@ -248,7 +245,7 @@ describe('budget', () => {
     );
     const budget = alerts.find((alert) => alert.kind === 'budget');
     expect(budget?.why).toMatch(/5 processes \(budget 4\)/);
-    expect([...alertedPids([budget as JudgedAlert])].sort()).toEqual(setsOf(piled).flat().sort());
+    expect([...alertedPids([budget as JudgedAlert])].sort()).toEqual(mcpSetsOldestFirst(piled).flat().sort());
     expect(alertedPids(alerts).has(piled.rootPid)).toBe(false);
     // Without `--kind budget`, trim leaves the budget alert out (it names the whole session).
     const selection = selectTrim(alerts, { sessionId: budget?.sessionId as string });
