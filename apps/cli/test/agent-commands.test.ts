@@ -216,7 +216,9 @@ describe.skipIf(process.platform !== 'linux')('agent sessions through the CLI', 
       expect(group.processes[0]?.reasons.join('; ')).toMatch(/CLAUDECODE=1/);
     }
     // Weaker evidence than a remembered session: plain --clean reports them and signals nothing.
-    const clean = await runCli(['orphans', '--clean', '--grace', '1']);
+    // Scoped to these groups: other files' remembered leaks on this shared machine are theirs to end.
+    const scope = ours.flatMap((group) => ['--session', group.sessionId]);
+    const clean = await runCli(['orphans', '--clean', '--grace', '1', ...scope]);
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stdout).toMatch(/not cleaned: found from markers alone; add --all/);
     for (const pid of survivorsOf(claude)) expect(isRunning(pid)).toBe(true);

@@ -27,6 +27,33 @@ function agentLeaksOf(snapshot: Snapshot | null, sessionId: string): OrphanView[
 
 describe('agent sessions in the host', () => {
   it(
+    "shows a session's leak at once when its root dies, long before the next scheduled poll",
+    async () => {
+      // Polls 30 s apart: only the look at the live roots between polls can bring the leak sooner.
+      const pollIntervalMs = 30_000;
+      const agent = await startFakeAgent(tracker, 'claude');
+      const { events } = makeHost(pollIntervalMs);
+      const live = await pollUntil(() => sessionOf(latestSnapshot(events), agent), {
+        deadlineMs: EVENT_WAIT_MS,
+        description: 'the fake Claude session in the first snapshot',
+      });
+      const polls = events.filter((event) => event.type === 'snapshot').length;
+      process.kill(agent.rootPid, 'SIGKILL');
+      const survivors = agent.pids.filter((pid) => pid !== agent.rootPid);
+      await pollUntil(
+        () => {
+          const pids = new Set(agentLeaksOf(latestSnapshot(events), live.id).map((orphan) => orphan.process.pid));
+          return survivors.every((pid) => pids.has(pid));
+        },
+        { deadlineMs: pollIntervalMs / 3, description: `every survivor of ${live.id}, before the next scheduled poll` },
+      );
+      // One early poll, not a storm of them.
+      expect(events.filter((event) => event.type === 'snapshot').length - polls).toBeLessThanOrEqual(3);
+    },
+    SLOW_TEST_MS,
+  );
+
+  it(
     'shows a live session with roles, its leaks after the root dies, and cleans only what was confirmed',
     async () => {
       const { host, events } = makeHost(250);

@@ -16,6 +16,7 @@ import {
   createAgentWatcher,
   leakGroupRow,
   WATCH_TICK_MS,
+  waitForTickOrRootExit,
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -167,7 +168,8 @@ async function main(argv: readonly string[]): Promise<number> {
         { ledgerFile: context.ledgerFile, attempted },
         emit,
       );
-    await new Promise((resolve) => setTimeout(resolve, WATCH_TICK_MS));
+    // A live session's root that exits ticks at once (a 100 ms look at the roots between ticks).
+    await waitForTickOrRootExit(watcher.liveRoots, WATCH_TICK_MS, () => stopping);
   }
   return EXIT_OK;
 }

@@ -29,6 +29,7 @@ export {
   type SessionMember,
 } from './recognise.js';
 export { rememberObserved } from './remember.js';
+export { anyRootExited, ROOT_CHECK_INTERVAL_MS, waitForTickOrRootExit } from './root-watch.js';
 export {
   COMMON_ARGVS,
   MAX_MATCHED_SHARE,

@@ -5,7 +5,7 @@
  */
 import type { IdentityCache } from '../table/linux-entry.js';
 import { createLinuxReader } from '../table/linux-reader.js';
-import { identityKey } from '../table/types.js';
+import { identityKey, type ProcessIdentity } from '../table/types.js';
 import type { MarkerReader } from './environ.js';
 import type { AgentLeak } from './find-leaks.js';
 import { createFocusedReader, hasMarkers } from './focused-table.js';
@@ -28,6 +28,8 @@ export type AgentEvent =
 
 export interface AgentWatcher {
   tick(now?: number): { readonly observation: AgentObservation; readonly events: readonly AgentEvent[] };
+  /** The live sessions' roots as the last tick saw them (what `waitForTickOrRootExit` looks at). */
+  liveRoots(): readonly ProcessIdentity[];
 }
 
 export interface WatcherOptions extends ObserveContext {
@@ -51,7 +53,9 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   const focusedReader = createFocusedReader(evidence, cache);
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
+  let liveRoots: readonly ProcessIdentity[] = [];
   return {
+    liveRoots: () => liveRoots,
     tick(now = Date.now()) {
       const full = now - lastFullAt >= interval;
       // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
@@ -73,6 +77,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       }
       const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
       remembered = [...observation.sessions];
+      liveRoots = observation.live.map(({ root }) => ({ pid: root.pid, startTime: root.startTime }));
       const events: AgentEvent[] = [
         ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),

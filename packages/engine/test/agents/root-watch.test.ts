@@ -1,0 +1,55 @@
+/**
+ * The look at live sessions' roots between observer ticks, on real processes: a live root is not
+ * "exited"; a killed (reaped, or still a zombie) root is; a pid whose start time differs (recycled)
+ * is; and the wait between ticks returns early on such an exit, or when told to stop.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
+import { anyRootExited, waitForTickOrRootExit } from '../../src/agents/root-watch.js';
+
+const tracker = useProcessTracker();
+/** Longer than any test's timeout: a wait that returns at all returned early. */
+const NEVER_MS = 600_000;
+
+function startSleeper(): number {
+  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+  tracker.trackChild(child);
+  return child.pid as number;
+}
+
+describe.skipIf(process.platform !== 'linux')('root watch', () => {
+  it('tells a live root from an exited or recycled one', async () => {
+    const pid = startSleeper();
+    await pollUntil(() => isRunning(pid), { description: 'the sleeper' });
+    const root = identityOf(pid);
+    expect(anyRootExited([root])).toBe(false);
+    expect(anyRootExited([])).toBe(false);
+    expect(anyRootExited([{ ...root, startTime: `${root.startTime}1` }])).toBe(true);
+    process.kill(pid, 'SIGKILL');
+    await pollUntil(() => anyRootExited([root]), { description: 'the killed root to count as exited' });
+  });
+
+  it('returns early from the wait between ticks once a root exits, and when stopping', async () => {
+    const pid = startSleeper();
+    await pollUntil(() => isRunning(pid), { description: 'the sleeper' });
+    const roots = [identityOf(pid)];
+    setTimeout(() => process.kill(pid, 'SIGKILL'), 300);
+    expect(await waitForTickOrRootExit(() => roots, NEVER_MS)).toBe(true);
+    let stopping = false;
+    setTimeout(() => {
+      stopping = true;
+    }, 300);
+    const other = startSleeper();
+    await pollUntil(() => isRunning(other), { description: 'the second sleeper' });
+    expect(
+      await waitForTickOrRootExit(
+        () => [identityOf(other)],
+        NEVER_MS,
+        () => stopping,
+      ),
+    ).toBe(false);
+    // Nothing exits and nobody stops: the delay passes.
+    expect(await waitForTickOrRootExit(() => [identityOf(other)], 250)).toBe(false);
+  });
+});
