@@ -8,7 +8,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessIdentity } from '@treewarden/engine';
 import {
@@ -19,6 +19,7 @@ import {
   readLeanProcTable,
   readStatLite,
 } from '@treewarden/engine';
+import { median } from './util.js';
 
 /** 1 root + 15 sleeps under it + 4 intermediates + 20 sessions × (leader + 3 sleeps) = 100. */
 export const TREE_SIZE = 100;
@@ -31,8 +32,12 @@ export const DEATH_BOUND_MS = 5_000;
 const POLL_MS = 1;
 /** tree-kill spawns one `ps` per tree member; on a loaded machine that alone can take minutes. */
 export const TREE_KILL_BOUND_MS = 30_000;
-/** Repetitions per cell; the median is reported. */
-export const BENCH_REPEATS = 3;
+/** Repetitions per cell; the median and the spread (min–max) are reported. */
+export const BENCH_REPEATS = 10;
+/** Issue 19's target: Treewarden's median within this multiple of the floor's, with 0 survivors. */
+export const TARGET_FLOOR_RATIO = 1.5;
+/** `KILL_BENCH_REPEATS=N` overrides BENCH_REPEATS (a quick look; the reported figures use the default). */
+const REPEATS_ENV = 'KILL_BENCH_REPEATS';
 /** Every bench process exits on its own after this, even if cleanup failed. */
 const SLEEP_SECONDS = '300';
 
@@ -205,14 +210,19 @@ async function measure(
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+
+function repeatsFromEnv(): number {
+  const wanted = Number(process.env[REPEATS_ENV]);
+  return Number.isInteger(wanted) && wanted > 0 ? wanted : BENCH_REPEATS;
+}
 
 /**
  * Runs the kill benchmark and returns a markdown table. `contenders` narrows the run (the floor
  * always runs: every ratio is against it).
  */
 export async function runKillBench(
-  repeats = BENCH_REPEATS,
+  repeats = repeatsFromEnv(),
   contenders: readonly Contender[] = ALL_CONTENDERS,
 ): Promise<string> {
   const selected = ALL_CONTENDERS.filter((c) => c === 'bare signal loop' || contenders.includes(c));
@@ -220,6 +230,7 @@ export async function runKillBench(
     return '_Kill benchmark skipped: it builds its tree from sh/setsid on Linux only._\n';
   const dir = mkdtempSync(join(tmpdir(), 'tw-kill-bench-'));
   const cells = new Map<string, Cell>();
+  const loadBefore = load();
   try {
     for (let repeat = 0; repeat < repeats; repeat += 1) {
       for (const variant of VARIANTS) {
@@ -240,35 +251,62 @@ export async function runKillBench(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return formatTable(cells, repeats);
+  return formatTable(cells, repeats, `${loadBefore} → ${load()}`);
 }
 
-function formatTable(cells: Map<string, Cell>, repeats: number): string {
+/** Median, min and max of one cell's runs. */
+function spreadOf(values: readonly number[]): { median: number; min: number; max: number } {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+const msText = (values: readonly number[]) => {
+  const { median: mid, min, max } = spreadOf(values);
+  return `${mid.toFixed(1)} ms (${min.toFixed(1)}–${max.toFixed(1)})`;
+};
+
+/** Each run against the floor run of the same repeat (adjacent in time, so under the same load). */
+function pairedRatios(cell: Cell, floor: Cell): number[] {
+  return cell.ms.map((ms, repeat) => ms / (floor.ms[repeat] ?? Number.NaN));
+}
+
+function showContender(cell: Cell | undefined, floor: Cell): string[] {
+  if (cell === undefined) return ['not run', '—', '—'];
+  const survivors = Math.max(...cell.survivors);
+  if (survivors > 0) return [`${msText(cell.ms)} (bound hit)`, '—', String(survivors)];
+  const ratios = spreadOf(pairedRatios(cell, floor));
+  const ratio = `${(median(cell.ms) / median(floor.ms)).toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`;
+  return [msText(cell.ms), ratio, '0'];
+}
+
+/** One PASS/FAIL line per variant: the median ratio against TARGET_FLOOR_RATIO, and no survivor. */
+function verdictLine(variant: Variant, cell: Cell | undefined, floor: Cell): string | null {
+  if (cell === undefined) return null;
+  const ratio = median(cell.ms) / median(floor.ms);
+  const survivors = Math.max(...cell.survivors);
+  const pass = ratio <= TARGET_FLOOR_RATIO && survivors === 0;
+  return `- ${pass ? 'PASS' : 'FAIL'} ${variant}: treewarden ${median(cell.ms).toFixed(1)} ms = ${ratio.toFixed(2)}× the floor's ${median(floor.ms).toFixed(1)} ms, ${survivors} survivor(s); target ≤ ${TARGET_FLOOR_RATIO}× and 0`;
+}
+
+function formatTable(cells: Map<string, Cell>, repeats: number, loads: string): string {
   const lines = [
-    `Kill: ${TREE_SIZE}-process tree with ${SESSIONS} setsid sessions; median of ${repeats}; time from kill to every member dead (bound ${DEATH_BOUND_MS} ms); survivors = max over runs.`,
+    `Kill: ${TREE_SIZE}-process tree with ${SESSIONS} setsid sessions; median of ${repeats} (min–max); time from kill to every member dead (bound ${DEATH_BOUND_MS} ms); × floor = ratio of medians (min–max of each run against the floor run of the same repeat); survivors = max over runs; load average ${loads}.`,
     '',
     '| variant | members at kill | bare signal loop (floor) | treewarden | × floor | survivors | tree-kill | × floor | survivors |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
+  const verdicts: string[] = [];
   for (const variant of VARIANTS) {
     const floor = cells.get(`${variant}|bare signal loop`);
+    if (floor === undefined) continue;
     const ours = cells.get(`${variant}|treewarden`);
     const theirs = cells.get(`${variant}|tree-kill`);
-    if (floor === undefined) continue;
-    const base = median(floor.ms);
-    const show = (cell: Cell | undefined) => {
-      if (cell === undefined) return ['not run', '—', '—'];
-      const survivors = Math.max(...cell.survivors);
-      const ms = median(cell.ms);
-      return survivors > 0
-        ? [`${ms.toFixed(1)} ms (bound hit)`, '—', String(survivors)]
-        : [`${ms.toFixed(1)} ms`, `${(ms / base).toFixed(2)}×`, '0'];
-    };
     lines.push(
-      `| ${variant} | ${floor.members} | ${base.toFixed(1)} ms | ${show(ours).join(' | ')} | ${show(theirs).join(' | ')} |`,
+      `| ${variant} | ${floor.members} | ${msText(floor.ms)} | ${showContender(ours, floor).join(' | ')} | ${showContender(theirs, floor).join(' | ')} |`,
     );
+    const verdict = verdictLine(variant, ours, floor);
+    if (verdict !== null) verdicts.push(verdict);
   }
-  return `${lines.join('\n')}\n`;
+  return `${[...lines, '', ...verdicts].join('\n')}\n`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
