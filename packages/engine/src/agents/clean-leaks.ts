@@ -10,7 +10,7 @@ import { type EndReport, endMembers, type KillTreeFn } from '../orphans/end-memb
 import type { MemberMatch } from '../orphans/membership.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { indexChildren } from '../table/trees.js';
-import type { ProcessTable } from '../table/types.js';
+import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
 import type { AgentLeak } from './find-leaks.js';
 
 export interface ProcessCleanReport {
@@ -51,63 +51,175 @@ function strangersUnder(root: number, named: ReadonlySet<number>, table: Process
   return strangers;
 }
 
-function reportFor(
+/** The named process as it still is in `table` (same identity, not a zombie), or undefined. */
+function liveEntry(table: ProcessTable, pid: number, startTime: string): ProcessEntry | undefined {
+  const entry = table.entries.get(pid);
+  return entry !== undefined && entry.startTime === startTime && !isZombie(entry) ? entry : undefined;
+}
+
+/** Why a named process is no target any more: exited, or its pid now holds another process. */
+function goneDetail(table: ProcessTable, pid: number): string {
+  const entry = table.entries.get(pid);
+  if (entry === undefined) return 'exited before the clean';
+  return isZombie(entry) ? 'exited before the clean (a zombie)' : 'its pid now holds another process';
+}
+
+/**
+ * One pass over the named processes still alive in `table`: a kill per subtree root as the table
+ * shows the trees now (a root that exited since the leak was found left its children reparented,
+ * each then its own root), refusing a subtree that holds a process the leak did not name.
+ */
+async function endLiveSubtrees(
   leak: AgentLeak,
+  alive: ReadonlyMap<number, ProcessEntry>,
+  table: ProcessTable,
+  options: CleanLeaksOptions,
+): Promise<Map<number, ProcessCleanReport>> {
+  const named = new Set(leak.processes.map((process) => process.entry.pid));
+  const reasons = new Map(leak.processes.map((process) => [process.entry.pid, process.reasons]));
+  const matches: MemberMatch[] = [...alive.values()].map((entry) => ({
+    entry,
+    runId: null,
+    leaseId: null,
+    reasons: [
+      `${options.reason === undefined ? 'agent leak of' : 'session'} ${leak.sessionId}`,
+      ...(reasons.get(entry.pid) ?? []),
+    ],
+  }));
+  const roots = matches.filter((match) => !alive.has(match.entry.ppid));
+  const refused = new Map<number, string>();
+  for (const root of roots) {
+    const strangers = strangersUnder(root.entry.pid, named, table);
+    if (strangers.length > 0)
+      refused.set(root.entry.pid, `its tree now holds processes the leak did not name: ${strangers.join(' ')}`);
+  }
+  const targets = matches.filter((match) => !refused.has(match.entry.pid) && !alive.has(match.entry.ppid));
+  const reports = await endMembers(targets, {
+    killTree: options.killTree ?? killTree,
+    reason: options.reason ?? 'agent_leak_clean',
+    ...(options.ledgerFile !== undefined ? { ledgerFile: options.ledgerFile } : {}),
+    ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+  });
+  return reportFor([...alive.values()], reports, refused);
+}
+
+function reportFor(
+  alive: readonly ProcessEntry[],
   reports: readonly EndReport[],
   refused: ReadonlyMap<number, string>,
-): ProcessCleanReport[] {
+): Map<number, ProcessCleanReport> {
   const byRoot = new Map(reports.map((report) => [report.root.entry.pid, report]));
-  const parentOf = new Map(leak.processes.map((process) => [process.entry.pid, process.entry.ppid]));
+  const parentOf = new Map(alive.map((entry) => [entry.pid, entry.ppid]));
   const rootOf = (pid: number): number => {
     let current = pid;
-    for (let hops = 0; hops < leak.processes.length && parentOf.has(parentOf.get(current) ?? -1); hops += 1)
+    for (let hops = 0; hops < alive.length && parentOf.has(parentOf.get(current) ?? -1); hops += 1)
       current = parentOf.get(current) as number;
     return current;
   };
-  return leak.processes.map(({ entry }) => {
+  const byPid = new Map<number, ProcessCleanReport>();
+  for (const entry of alive) {
+    const identity = { pid: entry.pid, startTime: entry.startTime };
     const root = rootOf(entry.pid);
     const refusal = refused.get(root);
-    if (refusal !== undefined)
-      return { pid: entry.pid, startTime: entry.startTime, result: 'refused', detail: refusal };
     const report = byRoot.get(root);
     const outcome = report?.outcome ?? null;
-    if (outcome === null)
-      return { pid: entry.pid, startTime: entry.startTime, result: 'error', detail: report?.error ?? 'not attempted' };
-    const survived = outcome.survivors.some((s) => s.pid === entry.pid && s.startTime === entry.startTime);
-    const result: KillResult = survived ? 'kill_failed' : outcome.result === 'kill_failed' ? 'killed' : outcome.result;
-    return { pid: entry.pid, startTime: entry.startTime, result, ...(outcome.error ? { detail: outcome.error } : {}) };
+    if (refusal !== undefined) byPid.set(entry.pid, { ...identity, result: 'refused', detail: refusal });
+    else if (outcome === null)
+      byPid.set(entry.pid, { ...identity, result: 'error', detail: report?.error ?? 'not attempted' });
+    else {
+      const survived = outcome.survivors.some((s) => s.pid === entry.pid && s.startTime === entry.startTime);
+      const result: KillResult = survived
+        ? 'kill_failed'
+        : outcome.result === 'kill_failed'
+          ? 'killed'
+          : outcome.result;
+      byPid.set(entry.pid, { ...identity, result, ...(outcome.error ? { detail: outcome.error } : {}) });
+    }
+  }
+  return byPid;
+}
+
+/**
+ * A named process whose pid now holds another process makes the leak's record of that subtree
+ * stale: it and everything named under it (by the leak's parent links) are refused, never killed
+ * as roots of their own. Only a process that exited lets its children stand on their own.
+ */
+function refuseChangedSubtrees(leak: AgentLeak, table: ProcessTable): Map<number, ProcessCleanReport> {
+  const refused = new Map<number, ProcessCleanReport>();
+  const changed = leak.processes.filter(({ entry }) => {
+    const now = table.entries.get(entry.pid);
+    return now !== undefined && now.startTime !== entry.startTime;
   });
+  for (const { entry: top } of changed) {
+    const detail = `pid ${top.pid} now holds another process (start time changed): its subtree is refused`;
+    const under = new Set([top.pid]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const { entry } of leak.processes)
+        if (!under.has(entry.pid) && under.has(entry.ppid)) {
+          under.add(entry.pid);
+          grew = true;
+        }
+    }
+    for (const { entry } of leak.processes)
+      if (under.has(entry.pid))
+        refused.set(entry.pid, { pid: entry.pid, startTime: entry.startTime, result: 'refused', detail });
+  }
+  return refused;
+}
+
+/** A report that says the process ended. */
+const saysEnded = (report: ProcessCleanReport) => report.result === 'killed' || report.result === 'already_gone';
+
+/** The named processes alive in `table`, by pid (their identities as the leak named them). */
+function aliveIn(leak: AgentLeak, table: ProcessTable, among?: ReadonlySet<number>): Map<number, ProcessEntry> {
+  const alive = new Map<number, ProcessEntry>();
+  for (const { entry } of leak.processes) {
+    if (among !== undefined && !among.has(entry.pid)) continue;
+    const now = liveEntry(table, entry.pid, entry.startTime);
+    if (now !== undefined) alive.set(now.pid, now);
+  }
+  return alive;
 }
 
 export async function cleanAgentLeaks(
   leaks: readonly AgentLeak[],
   options: CleanLeaksOptions = {},
 ): Promise<CleanedLeak[]> {
+  const readTable = options.readTable ?? readProcTable;
   const cleaned: CleanedLeak[] = [];
   for (const leak of leaks) {
-    const table = (options.readTable ?? readProcTable)();
-    const named = new Set(leak.processes.map((process) => process.entry.pid));
-    const matches: MemberMatch[] = leak.processes.map((process) => ({
-      entry: process.entry,
-      runId: null,
-      leaseId: null,
-      reasons: [`${options.reason === undefined ? 'agent leak of' : 'session'} ${leak.sessionId}`, ...process.reasons],
-    }));
-    const roots = matches.filter((match) => !named.has(match.entry.ppid));
-    const refused = new Map<number, string>();
-    for (const root of roots) {
-      const strangers = strangersUnder(root.entry.pid, named, table);
-      if (strangers.length > 0)
-        refused.set(root.entry.pid, `its tree now holds processes the leak did not name: ${strangers.join(' ')}`);
+    const table = readTable();
+    const results = refuseChangedSubtrees(leak, table);
+    const alive = aliveIn(leak, table);
+    for (const pid of results.keys()) alive.delete(pid);
+    for (const [pid, report] of await endLiveSubtrees(leak, alive, table, options)) results.set(pid, report);
+    // A report is believed only as far as the machine bears it out: a process said to have ended
+    // that is still there (its root exited between the read and the kill, so the kill never saw
+    // it) gets one kill of its own, and if it outlives that too, is reported as surviving.
+    const claimed = new Set([...results.values()].filter(saysEnded).map((report) => report.pid));
+    if (claimed.size > 0) {
+      const after = readTable();
+      const outlived = aliveIn(leak, after, claimed);
+      if (outlived.size > 0) {
+        for (const [pid, report] of await endLiveSubtrees(leak, outlived, after, options)) results.set(pid, report);
+        const last = readTable();
+        for (const pid of aliveIn(leak, last, new Set(outlived.keys())).keys()) {
+          const report = results.get(pid) as ProcessCleanReport;
+          if (saysEnded(report))
+            results.set(pid, { ...report, result: 'kill_failed', detail: 'still running after its kill' });
+        }
+      }
     }
-    const targets = matches.filter((match) => !refused.has(match.entry.pid) && !named.has(match.entry.ppid));
-    const reports = await endMembers(targets, {
-      killTree: options.killTree ?? killTree,
-      reason: options.reason ?? 'agent_leak_clean',
-      ...(options.ledgerFile !== undefined ? { ledgerFile: options.ledgerFile } : {}),
-      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
-    });
-    const processes = reportFor(leak, reports, refused);
+    const processes = leak.processes.map(
+      ({ entry }): ProcessCleanReport =>
+        results.get(entry.pid) ?? {
+          pid: entry.pid,
+          startTime: entry.startTime,
+          result: 'already_gone',
+          detail: goneDetail(table, entry.pid),
+        },
+    );
     const survivors = processes
       .filter((p) => p.result === 'kill_failed' || p.result === 'error' || p.result === 'refused')
       .map((p) => p.pid);

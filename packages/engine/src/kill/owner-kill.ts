@@ -48,6 +48,8 @@ interface KillRun {
   readonly seen: Map<string, ProcessIdentity>;
   /** Whether our SIGSTOP went out (only then does a failed or refused kill send SIGCONT). */
   frozen?: boolean;
+  /** Every identity a SIGSTOP of ours reached, as the table it was revalidated on showed it. */
+  readonly stopped: Map<string, ProcessIdentity>;
   /** Set by an observation and used by the signal right after it (no second read); consumed once. */
   lastRead?: { readonly scope: ObserveScope; readonly table: ProcessTable } | undefined;
 }
@@ -68,27 +70,25 @@ async function observe(run: KillRun, scope: ObserveScope = 'all'): Promise<Proce
 function revalidatedRequest(run: KillRun): SignalRequest {
   const last = run.lastRead;
   run.lastRead = undefined;
-  if (last === undefined) return { treeView: true };
+  // A read of the owned pids alone shows no stranger at all: it cannot vouch for a group (a
+  // caller's shell or a released daemon in it would be stopped unseen), so the signal reads the trees.
+  if (last === undefined || last.scope === 'members') return { treeView: true };
   return last.scope === 'all'
     ? { treeView: true, freshTable: last.table }
     : { treeView: true, freshTreeView: last.table };
 }
 
 /**
- * The kill's first look, never a whole-machine read. Only when the owned trees look gone does it
- * look for cookie carriers that escaped them, before calling the tree already gone.
+ * The kill's first look, never a whole-machine read: the owned trees. Only when they look gone
+ * does it look for cookie carriers that escaped them, before calling the tree already gone.
  */
-async function observeInitially(run: KillRun, graceful: boolean): Promise<ProcessIdentity[]> {
-  // Without a grace period the owned pids alone will do: the SIGSTOP that follows stops their
-  // groups whole, and the freeze's tree read finds any descendant not in one of them. A SIGTERM
-  // that follows instead may end a parent the owner saw before its children were seen (a run
-  // between two observe ticks); its orphans would then be in no owned tree, and without a cookie
-  // nowhere at all. So a graceful kill reads the trees first: every child is a member before any
-  // parent can die.
-  let members = await observe(run, graceful ? 'trees' : 'members');
-  // Owned pids that all read as gone or zombies: a zombie may still hold children on its exiting
-  // threads (table/linux-children.ts), which only a tree read shows.
-  if (members.length === 0 && !graceful) members = await observe(run, 'trees');
+async function observeInitially(run: KillRun): Promise<ProcessIdentity[]> {
+  // The trees, not the owned pids alone: a SIGTERM may end a parent the owner saw before its
+  // children were seen (a run between two observe ticks), whose orphans would then be in no owned
+  // tree; and the first SIGSTOP is revalidated on this read, which must show any non-member in an
+  // owned group (the caller's shell, a released daemon) before a group signal could reach it.
+  // A tree read also lists the children a zombie leader's exiting threads still hold.
+  const members = await observe(run, 'trees');
   if (members.length > 0 || run.owner.runId === undefined) return members;
   return observe(run, 'escapes');
 }
@@ -163,8 +163,17 @@ interface Freeze {
  */
 async function freeze(run: KillRun): Promise<Freeze> {
   for (let round = 1; round <= FREEZE_ROUNDS; round += 1) {
+    let report: SignalReport;
+    try {
+      report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
+    } catch (error) {
+      // An uncertain identity is refused before anything is sent; any other failure may come
+      // after some groups were stopped.
+      if (!(error instanceof IdentityUncertainError)) run.frozen = true;
+      throw error;
+    }
     run.frozen = true;
-    const report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
+    noteStopped(run, report);
     const stopped = new Set(run.owner.members().map(identityKey));
     run.timeline.add({
       action: 'stop',
@@ -178,6 +187,14 @@ async function freeze(run: KillRun): Promise<Freeze> {
     }
   }
   return { converged: false };
+}
+
+/** Remembers what a SIGSTOP reached, so a kill that ends short continues all of it, not only members. */
+function noteStopped(run: KillRun, report: SignalReport): void {
+  for (const pid of reachedPids(report)) {
+    const entry = report.table.entries.get(pid);
+    if (entry !== undefined) run.stopped.set(identityKey(entry), { pid, startTime: entry.startTime });
+  }
 }
 
 /**
@@ -310,13 +327,13 @@ export type OwnerKill = (owner: RevalidatingTreeOwner, options: KillOptions) => 
  * `signal`, so every signal stays identity-checked against a read made just before it.
  */
 export async function killOwnedTree(owner: KillableOwner, options: KillOptions = {}): Promise<KillOutcome> {
-  const run: KillRun = { owner, timeline: createTimeline(), seen: new Map() };
+  const run: KillRun = { owner, timeline: createTimeline(), seen: new Map(), stopped: new Map() };
   const attempts = Math.max(1, options.attempts ?? KILL_ATTEMPTS);
   const bounds = {
     graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
-  const initial = await observeInitially(run, bounds.graceMs > 0);
+  const initial = await observeInitially(run);
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty() ?? otherUsersMember(run, initial);
   if (uncertain !== null) {
@@ -352,12 +369,17 @@ export async function killOwnedTree(owner: KillableOwner, options: KillOptions =
   return outcome(run, 'kill_failed', attempts, survivors, reason);
 }
 
-/** Survivors of a failed or refused kill are not left frozen by our SIGSTOP (identity-checked SIGCONT). */
+/**
+ * Survivors of a failed or refused kill, and anything else our SIGSTOP reached, are not left
+ * frozen (identity-checked SIGCONT; the dead answer ESRCH and are skipped).
+ */
 function thaw(run: KillRun, survivors: readonly ProcessIdentity[]): void {
   // A process the user stopped on purpose (Ctrl-Z) stays stopped unless we stopped it.
   if (!run.frozen) return;
   const resumed: number[] = [];
-  for (const survivor of survivors) {
+  const stopped = new Map(run.stopped);
+  for (const survivor of survivors) stopped.set(identityKey(survivor), survivor);
+  for (const survivor of stopped.values()) {
     try {
       if (run.owner.signals.signalProcess(survivor, 'SIGCONT') === 'sent') resumed.push(survivor.pid);
     } catch {

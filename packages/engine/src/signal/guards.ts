@@ -33,12 +33,14 @@ export function ownProcessGroup(): number | null {
  */
 export const GUARD_CACHE_MS = 1000;
 let cachedAt = Number.NEGATIVE_INFINITY;
-let cachedAncestors = new Set<number>();
+let cachedAncestors = new Map<number, number>();
+let cachedAncestorPids = new Set<number>();
 let cachedGroup: number | null = null;
 
 function refreshGuardCache(): void {
   if (performance.now() - cachedAt < GUARD_CACHE_MS) return;
-  cachedAncestors = readAncestorPids();
+  cachedAncestors = readAncestors();
+  cachedAncestorPids = new Set(cachedAncestors.keys());
   cachedGroup = ownProcessGroup();
   cachedAt = performance.now();
 }
@@ -46,19 +48,28 @@ function refreshGuardCache(): void {
 /** Pids from our parent up to (excluding) pid 1 (cached for GUARD_CACHE_MS). */
 export function ancestorPids(): Set<number> {
   refreshGuardCache();
-  return cachedAncestors;
+  return cachedAncestorPids;
 }
 
-function readAncestorPids(): Set<number> {
-  const ancestors = new Set<number>();
+/** The ancestor in process group `pgid` (cached like `ancestorPids`), or undefined. */
+function ancestorInGroup(pgid: number): number | undefined {
+  refreshGuardCache();
+  for (const [pid, group] of cachedAncestors) if (group === pgid) return pid;
+  return undefined;
+}
+
+/** Ancestor pid → its process group (-1 where unknown: off Linux, or unreadable). */
+function readAncestors(): Map<number, number> {
+  const ancestors = new Map<number, number>();
   if (process.platform !== 'linux') {
-    ancestors.add(process.ppid);
+    ancestors.set(process.ppid, -1);
     return ancestors;
   }
   let pid = process.ppid;
   for (let depth = 0; pid > 1 && depth < MAX_ANCESTOR_DEPTH; depth += 1) {
-    ancestors.add(pid);
-    pid = readStatLite(pid)?.ppid ?? 0;
+    const stat = readStatLite(pid);
+    ancestors.set(pid, stat?.pgid ?? -1);
+    pid = stat?.ppid ?? 0;
   }
   return ancestors;
 }
@@ -85,6 +96,13 @@ export function assertSignallableGroup(pgid: number): void {
     refuseProtected(`refusing to signal process group ${pgid}: it is Treewarden's own process group`);
   if (ancestorPids().has(pgid))
     refuseProtected(`refusing to signal process group ${pgid}: it is led by an ancestor of this Treewarden process`);
+  // A group led by someone else can still hold an ancestor (a shell whose leader exited, one that
+  // joined the group): killpg would stop or end the supervisor's own line from below.
+  const ancestor = ancestorInGroup(pgid);
+  if (ancestor !== undefined)
+    refuseProtected(
+      `refusing to signal process group ${pgid}: it holds pid ${ancestor}, an ancestor of this Treewarden process`,
+    );
 }
 
 /** Refuses processes of another user (Linux: owner of /proc/PID). Returns quietly when the pid is gone. */
