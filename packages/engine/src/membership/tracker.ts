@@ -211,13 +211,14 @@ export function admitDescendants(
 export function admitCookieCarriers(membership: Membership, table: ProcessTable, runId: string): ProcessIdentity[] {
   const skip = (identity: ProcessIdentity) =>
     ownsEntry(membership, identity as ProcessEntry) || membership.nonCarriers.has(identityKey(identity));
-  const carriers = findCookieCarriers(runId, table, skip);
+  const unread = new Set<string>();
+  const carriers = findCookieCarriers(runId, table, skip, unread);
   const carrierKeys = new Set(carriers.map(identityKey));
   const present = new Set<string>();
   for (const entry of table.entries.values()) {
     const key = identityKey(entry);
     present.add(key);
-    if (!isZombie(entry) && !skip(entry) && !carrierKeys.has(key)) membership.nonCarriers.add(key);
+    if (!isZombie(entry) && !skip(entry) && !carrierKeys.has(key) && !unread.has(key)) membership.nonCarriers.add(key);
   }
   // Forget identities that no longer exist, so the cache follows the machine, not its history.
   for (const key of membership.nonCarriers) if (!present.has(key)) membership.nonCarriers.delete(key);

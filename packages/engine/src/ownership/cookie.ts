@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { LEASE_ID_ENV, RUN_ID_ENV } from '../run/types.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
-import { isZombie } from '../table/types.js';
+import { identityKey, isZombie } from '../table/types.js';
 
 /** Environments are usually a few KiB; the cookies sit wherever the launcher put them, so read generously but bounded. */
 export const MAX_ENVIRON_BYTES = 256 * 1024;
@@ -48,11 +48,15 @@ export function readEnvironBounded(pid: number, maxBytes = MAX_ENVIRON_BYTES): B
   }
 }
 
-/** The run/lease cookies in PID's environment, `{}` when it carries none, null when unreadable. */
+/**
+ * The run/lease cookies in PID's environment, `{}` when it carries none, null when unreadable.
+ * An empty environ counts as unreadable: it is what a read in the middle of an execve returns
+ * (the new image's environment is not mapped yet), not a fact about the process.
+ */
 export function readRunCookies(pid: number): RunCookies | null {
   if (process.platform !== 'linux') return null;
   const environ = readEnvironBounded(pid);
-  if (environ === null) return null;
+  if (environ === null || environ.length === 0) return null;
   const cookies: { runId?: string; leaseId?: string } = {};
   for (const variable of environ.toString('latin1').split('\0')) {
     if (variable.startsWith(`${RUN_ID_ENV}=`)) cookies.runId = variable.slice(RUN_ID_ENV.length + 1);
@@ -63,12 +67,15 @@ export function readRunCookies(pid: number): RunCookies | null {
 
 /**
  * Live processes in `table` that carry `TREEWARDEN_RUN_ID=<runId>`. `skip` lets a poller avoid
- * re-reading identities it already classified (an environment's cookies never change).
+ * re-reading identities it already classified (an environment's cookies never change), and
+ * `unread` collects the identity keys whose environ could not be read this time (mid-exec, gone):
+ * those were not classified and must not be remembered as non-carriers.
  */
 export function findCookieCarriers(
   runId: string,
   table: ProcessTable,
   skip?: (identity: ProcessIdentity) => boolean,
+  unread?: Set<string>,
 ): ProcessIdentity[] {
   const carriers: ProcessIdentity[] = [];
   if (runId.length === 0) return carriers;
@@ -77,7 +84,9 @@ export function findCookieCarriers(
     if (entry.pid === process.pid || isZombie(entry) || skip?.(entry)) continue;
     // Only our own user's processes can be ours to end (root can read everyone's environ).
     if (uid !== undefined && entry.uid !== uid) continue;
-    if (readRunCookies(entry.pid)?.runId !== runId) continue;
+    const cookies = readRunCookies(entry.pid);
+    if (cookies === null) unread?.add(identityKey(entry));
+    if (cookies?.runId !== runId) continue;
     // The environ read came after the table read: confirm the pid was not recycled in between.
     if (readLiveStartTime(entry.pid) === entry.startTime) carriers.push({ pid: entry.pid, startTime: entry.startTime });
   }

@@ -17,13 +17,15 @@ export function findEscapedCarriers(membership: Membership, adopted: ProcessTabl
   const skip = (identity: ProcessIdentity) =>
     membership.members.get(identity.pid)?.startTime === identity.startTime ||
     membership.nonCarriers.has(identityKey(identity));
-  const carriers = findCookieCarriers(runId, adopted, skip);
+  const unread = new Set<string>();
+  const carriers = findCookieCarriers(runId, adopted, skip, unread);
   const carrierKeys = new Set(carriers.map(identityKey));
   // Only added here, never pruned: this read is not the whole machine, so absence proves nothing.
   if (membership.nonCarriers.size > MAX_NON_CARRIERS) membership.nonCarriers.clear();
   for (const entry of adopted.entries.values()) {
     const key = identityKey(entry);
-    if (!isZombie(entry) && !ownsEntry(membership, entry) && !carrierKeys.has(key)) membership.nonCarriers.add(key);
+    if (!isZombie(entry) && !ownsEntry(membership, entry) && !carrierKeys.has(key) && !unread.has(key))
+      membership.nonCarriers.add(key);
   }
   return carriers;
 }

@@ -1,9 +1,13 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { admitCookieCarriers, createMembership } from '../../src/membership/tracker.js';
 import { findCookieCarriers, readEnvironBounded, readRunCookies } from '../../src/ownership/cookie.js';
 import { readLeanProcTable } from '../../src/ownership/proc-reader.js';
 import { LEASE_ID_ENV, RUN_ID_ENV } from '../../src/run/types.js';
-import { readReportedPids, spawnFixture, useProcessTracker } from '../helpers/index.js';
+import { readProcEntry } from '../../src/table/index.js';
+import { identityKey, type ProcessEntry } from '../../src/table/types.js';
+import { pollUntil, readReportedPids, spawnFixture, useProcessTracker } from '../helpers/index.js';
 
 describe('run cookies', () => {
   const tracker = useProcessTracker();
@@ -26,5 +30,22 @@ describe('run cookies', () => {
   it('yields null for a pid that does not exist and bounds the read', () => {
     expect(readRunCookies(4_194_305)).toBeNull();
     expect(readEnvironBounded(process.pid, 16)?.length).toBe(16);
+  });
+
+  it('never remembers an environ it could not read (empty: an execve in progress) as a non-carrier', async () => {
+    const empty = spawn('env', ['-i', 'sleep', '60'], { stdio: 'ignore', detached: true });
+    const emptyPid = tracker.trackChild(empty, { detached: true });
+    const plain = spawn('sleep', ['60'], { stdio: 'ignore', detached: true });
+    const plainPid = tracker.trackChild(plain, { detached: true });
+    await pollUntil(() => readProcEntry(emptyPid)?.command === 'sleep' && readProcEntry(plainPid) !== null, {
+      description: 'both sleepers',
+    });
+    expect(readRunCookies(emptyPid)).toBeNull();
+    const membership = createMembership(null);
+    const table = readLeanProcTable();
+    admitCookieCarriers(membership, table, randomUUID());
+    const keyOf = (pid: number) => identityKey(table.entries.get(pid) as ProcessEntry);
+    expect(membership.nonCarriers.has(keyOf(plainPid))).toBe(true);
+    expect(membership.nonCarriers.has(keyOf(emptyPid))).toBe(false);
   });
 });
