@@ -6,44 +6,38 @@
 import { isStateDirError } from '@treewarden/engine';
 import { writeOut } from './args.js';
 import { type CliCommand, UsageError } from './commands/command.js';
-import { freePortCommand } from './commands/free-port.js';
-import { historyCommand } from './commands/history.js';
-import { hooksCommand } from './commands/hooks.js';
-import { killCommand } from './commands/kill.js';
-import { mcpCommand } from './commands/mcp.js';
-import { orphansCommand } from './commands/orphans.js';
-import { portsCommand } from './commands/ports.js';
-import { psCommand } from './commands/ps.js';
-import { runCommand } from './commands/run.js';
-import { scenarioCommand } from './commands/scenario.js';
-import { serveCommand } from './commands/serve.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { trimCommand } from './commands/trim.js';
-import { watchCommand } from './commands/watch.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { HOOK_SUMMARY, HOOK_USAGE, runHook } from './hook-main.js';
 
-const COMMANDS: Readonly<Record<string, CliCommand>> = {
-  run: runCommand,
-  ps: psCommand,
-  kill: killCommand,
-  serve: serveCommand,
-  scenario: scenarioCommand,
-  history: historyCommand,
-  orphans: orphansCommand,
-  ports: portsCommand,
-  'free-port': freePortCommand,
-  sessions: sessionsCommand,
-  trim: trimCommand,
-  watch: watchCommand,
-  hooks: hooksCommand,
-  mcp: mcpCommand,
-  hook: { summary: HOOK_SUMMARY, usage: HOOK_USAGE, main: runHook },
+/**
+ * Each command's module, loaded only when it runs: `serve` brings the host and its WebSocket
+ * server, `scenario` the scenario catalogue, `mcp` the MCP SDK and its JSON-schema compiler, and
+ * loading them all cost `run` (whose start-up is on every supervised worker's critical path)
+ * about half a second before it could start its guardian. Only the overview loads every one.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  ps: async () => (await import('./commands/ps.js')).psCommand,
+  kill: async () => (await import('./commands/kill.js')).killCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  scenario: async () => (await import('./commands/scenario.js')).scenarioCommand,
+  history: async () => (await import('./commands/history.js')).historyCommand,
+  orphans: async () => (await import('./commands/orphans.js')).orphansCommand,
+  ports: async () => (await import('./commands/ports.js')).portsCommand,
+  'free-port': async () => (await import('./commands/free-port.js')).freePortCommand,
+  sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
+  trim: async () => (await import('./commands/trim.js')).trimCommand,
+  watch: async () => (await import('./commands/watch.js')).watchCommand,
+  hooks: async () => (await import('./commands/hooks.js')).hooksCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
+  hook: async () => ({ summary: HOOK_SUMMARY, usage: HOOK_USAGE, main: runHook }),
 };
 
-function overview(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+async function overview(): Promise<string> {
+  const names = Object.keys(COMMANDS);
+  const width = Math.max(...names.map((name) => name.length));
+  const commands = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<CliCommand>)()));
+  const lines = names.map((name, index) => `  ${name.padEnd(width)}  ${commands[index]?.summary ?? ''}`);
   return `usage: treewarden COMMAND [ARGS…]\n\ncommands:\n${lines.join('\n')}\n\nrun "treewarden COMMAND --help" for a command's flags.\n`;
 }
 
@@ -54,14 +48,15 @@ function isParseArgsError(error: unknown): error is Error {
 async function dispatch(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    await writeOut(name === undefined ? process.stderr : process.stdout, overview());
+    await writeOut(name === undefined ? process.stderr : process.stdout, await overview());
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
-  const command = COMMANDS[name];
-  if (command === undefined) {
-    await writeOut(process.stderr, `treewarden: unknown command "${name}"\n\n${overview()}`);
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load === undefined) {
+    await writeOut(process.stderr, `treewarden: unknown command "${name}"\n\n${await overview()}`);
     return EXIT_USAGE;
   }
+  const command = await load();
   if (rest[0] === '--help' || rest[0] === '-h') {
     await writeOut(process.stdout, `usage: ${command.usage}\n`);
     return EXIT_OK;
