@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { type Command, type CommandResult, type CommandType, commandResultSchemas, commandSchema } from './commands.js';
 import { eventSchema } from './events.js';
+import { parseSystemDiffFast } from './system-diff-fast.js';
 
 /** Largest message either side accepts; bigger ones are refused before parsing. */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -34,18 +35,25 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** Untrusted text (a WebSocket frame) decoded, bounded; an already-structured value (IPC) as it is. */
+function decode(raw: unknown, what: string): ParseResult<unknown> {
+  if (typeof raw !== 'string') return { ok: true, value: raw };
+  if (raw.length > MAX_MESSAGE_BYTES) return { ok: false, error: `${what} is larger than ${MAX_MESSAGE_BYTES} bytes` };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch {
+    return { ok: false, error: `${what} is not valid JSON` };
+  }
+}
+
 /** Parses untrusted text (a WebSocket frame) or an already-structured value (IPC). */
 function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): ParseResult<T> {
-  let value = raw;
-  if (typeof raw === 'string') {
-    if (raw.length > MAX_MESSAGE_BYTES)
-      return { ok: false, error: `${what} is larger than ${MAX_MESSAGE_BYTES} bytes` };
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return { ok: false, error: `${what} is not valid JSON` };
-    }
-  }
+  const decoded = decode(raw, what);
+  if (!decoded.ok) return decoded;
+  return parseDecoded(schema, decoded.value, what);
+}
+
+function parseDecoded<T>(schema: z.ZodType<T>, value: unknown, what: string): ParseResult<T> {
   const parsed = schema.safeParse(value);
   return parsed.success
     ? { ok: true, value: parsed.data }
@@ -61,7 +69,16 @@ export function parseCommand(raw: unknown): ParseResult<Command> {
 }
 
 export function parseServerMessage(raw: unknown): ParseResult<ServerMessage> {
-  return parseWith(serverMessageSchema, raw, 'server message');
+  const decoded = decode(raw, 'server message');
+  if (!decoded.ok) return decoded;
+  // The system diff, the one message that is large and frequent, is checked by hand first
+  // (system-diff-fast.ts); whatever that check is not sure of goes to the schema.
+  const value = decoded.value as { kind?: unknown; event?: unknown } | null;
+  if (typeof value === 'object' && value !== null && value.kind === 'event') {
+    const event = parseSystemDiffFast(value.event);
+    if (event !== null) return { ok: true, value: { kind: 'event', event } };
+  }
+  return parseDecoded(serverMessageSchema, decoded.value, 'server message');
 }
 
 /** Validates a reply's result against the schema of the command that asked for it. */

@@ -138,7 +138,8 @@ export function recordSystem(
   const next: Map<string, Flag[]> = flags ?? new Map(state.systemFlags);
   const ticks = [...state.systemGroupTicks];
   for (const group of due) {
-    for (const [key, entry] of sampler.members(group)) {
+    for (const entry of sampler.members(group).values()) {
+      const key = entry.key;
       // Flags are few: only a process flagged before is looked up to clear its flag.
       if (entry.flagged) next.delete(key);
       entry.flagged = false;

@@ -14,6 +14,8 @@ export const SYSTEM_SAMPLE_GROUPS = 5;
 
 /** A process in its group: the node the table has now, and its ring once it was sampled. */
 export interface Sampled {
+  /** Its `pid:startTime` key (so a pass iterates entries, not [key, entry] pairs). */
+  readonly key: string;
   node: ProcessNode;
   ring: SampleRing | undefined;
   /** Whether its last sample flagged it (so unflagged processes need no look-up in the flags). */
@@ -47,7 +49,7 @@ export class SystemSampler {
       const entry = group.get(key);
       if (entry) entry.node = node;
       // flagged: true until its first sample says otherwise (a full table keeps the old flags until then).
-      else group.set(key, { node, ring: undefined, flagged: true });
+      else group.set(key, { key, node, ring: undefined, flagged: true });
     }
   }
 
