@@ -23,53 +23,85 @@ const MAX_STATE_CHARS = 2;
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isAmount = (value: unknown): value is number => Number.isFinite(value) && (value as number) >= 0;
 
-function evidenceOf(value: unknown): string[] | null {
-  if (!Array.isArray(value) || value.length > MAX_EVIDENCE) return null;
-  for (const item of value) if (typeof item !== 'string' || item.length > MAX_EVIDENCE_CHARS) return null;
-  return [...(value as string[])];
+function evidenceFits(value: unknown): value is string[] {
+  if (!Array.isArray(value) || value.length > MAX_EVIDENCE) return false;
+  for (const item of value) if (typeof item !== 'string' || item.length > MAX_EVIDENCE_CHARS) return false;
+  return true;
 }
 
-/** One node as processNodeSchema would output it, or null when unsure (zod decides). */
+/** processNodeSchema's keys: an object holding no others is its own output. */
+const NODE_KEYS = new Set([
+  'pid',
+  'startTime',
+  'ppid',
+  'pgid',
+  'sid',
+  'state',
+  'uid',
+  'command',
+  'commandLine',
+  'cwd',
+  'cpuPercent',
+  'rssBytes',
+  'startedAtMs',
+  'escaped',
+  'escapedInto',
+  'evidence',
+  'listening',
+]);
+
+/** A plain object (not a class instance, no getters) whose own keys are all the schema's. */
+function onlyNodeKeys(n: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(n) !== Object.prototype) return false;
+  for (const key in n) if (!NODE_KEYS.has(key)) return false;
+  return true;
+}
+
+/** Whether every field of `n` is one processNodeSchema accepts (listening: not checked here, so no). */
+function fieldsFit(n: Record<string, unknown>): boolean {
+  const { pid, startTime, ppid, pgid, sid, state, uid, command, commandLine, cwd } = n;
+  const { cpuPercent, rssBytes, startedAtMs, escaped, escapedInto, evidence, listening } = n;
+  return (
+    isCount(pid) &&
+    pid !== 0 &&
+    typeof startTime === 'string' &&
+    isCount(ppid) &&
+    isCount(pgid) &&
+    isCount(sid) &&
+    isCount(uid) &&
+    typeof state === 'string' &&
+    state.length <= MAX_STATE_CHARS &&
+    typeof command === 'string' &&
+    typeof commandLine === 'string' &&
+    (cwd === null || typeof cwd === 'string') &&
+    (cpuPercent === undefined || isAmount(cpuPercent)) &&
+    isAmount(rssBytes) &&
+    isAmount(startedAtMs) &&
+    typeof escaped === 'boolean' &&
+    (escapedInto === undefined || escapedInto === 'session' || escapedInto === 'group') &&
+    (evidence === undefined || evidenceFits(evidence)) &&
+    listening === undefined
+  );
+}
+
+/** The schema's output for a node whose fields fit but which holds other keys too: those go. */
+function knownKeysOf(n: Record<string, unknown>): ProcessNode {
+  const node: Record<string, unknown> = {};
+  for (const key of NODE_KEYS) if (Object.hasOwn(n, key)) node[key] = n[key];
+  return node as ProcessNode;
+}
+
+/**
+ * One node as processNodeSchema would output it, or null when unsure (zod decides). A node that
+ * holds only the schema's keys is returned as it came (it was decoded or structured-cloned for
+ * us: nobody else holds it), which saves an object per process per diff; any other is copied
+ * without its unknown keys, as zod strips them.
+ */
 function nodeOf(raw: unknown): ProcessNode | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const n = raw as Record<string, unknown>;
-  const { pid, startTime, ppid, pgid, sid, state, uid, command, commandLine, cwd } = n;
-  const { cpuPercent, rssBytes, startedAtMs, escaped, escapedInto, evidence, listening } = n;
-  if (!isCount(pid) || pid === 0 || typeof startTime !== 'string') return null;
-  if (!isCount(ppid) || !isCount(pgid) || !isCount(sid) || !isCount(uid)) return null;
-  if (typeof state !== 'string' || state.length > MAX_STATE_CHARS) return null;
-  if (typeof command !== 'string' || typeof commandLine !== 'string') return null;
-  if (cwd !== null && typeof cwd !== 'string') return null;
-  if (cpuPercent !== undefined && !isAmount(cpuPercent)) return null;
-  if (!isAmount(rssBytes) || !isAmount(startedAtMs) || typeof escaped !== 'boolean') return null;
-  if (escapedInto !== undefined && escapedInto !== 'session' && escapedInto !== 'group') return null;
-  if (listening !== undefined) return null;
-  const node: ProcessNode = {
-    pid,
-    startTime,
-    ppid,
-    pgid,
-    sid,
-    state,
-    uid,
-    command,
-    commandLine,
-    cwd,
-    rssBytes,
-    startedAtMs,
-    escaped,
-  };
-  const optional = node as Record<string, unknown>;
-  // An optional key given as undefined stays in zod's output, as undefined.
-  if (cpuPercent !== undefined || Object.hasOwn(n, 'cpuPercent')) optional.cpuPercent = cpuPercent;
-  if (escapedInto !== undefined || Object.hasOwn(n, 'escapedInto')) optional.escapedInto = escapedInto;
-  if (evidence !== undefined) {
-    const checked = evidenceOf(evidence);
-    if (checked === null) return null;
-    node.evidence = checked;
-  } else if (Object.hasOwn(n, 'evidence')) optional.evidence = undefined;
-  if (Object.hasOwn(n, 'listening')) optional.listening = undefined;
-  return node;
+  if (!fieldsFit(n)) return null;
+  return onlyNodeKeys(n) ? (n as ProcessNode) : knownKeysOf(n);
 }
 
 /**
