@@ -63,6 +63,15 @@ function world(processes: FakeProcess[]) {
   };
 }
 
+/** A kill that ends its target's subtree in `machine` and records the target's pid in `calls`. */
+function endingKill(machine: ReturnType<typeof world>, calls: number[]) {
+  return async (target: ProcessIdentity, _options?: KillTreeOptions) => {
+    calls.push(target.pid);
+    machine.end(target);
+    return outcome(target, 'killed', [target]);
+  };
+}
+
 describe('cleanAgentLeaks', () => {
   it('kills each leaked subtree once, from its top', async () => {
     const calls: ProcessIdentity[] = [];
@@ -82,11 +91,7 @@ describe('cleanAgentLeaks', () => {
     const calls: number[] = [];
     const stranger: FakeProcess = { pid: 200, ppid: 102, pgid: 200 };
     const machine = world([...LEAKED, stranger]);
-    const killTree = async (target: ProcessIdentity) => {
-      calls.push(target.pid);
-      machine.end(target);
-      return outcome(target, 'killed', [target]);
-    };
+    const killTree = endingKill(machine, calls);
     const [cleaned] = await cleanAgentLeaks([leakOf(LEAKED)], { killTree, readTable: machine.readTable });
     expect(calls).toEqual([105]);
     const refused = cleaned?.processes.filter((p) => p.result === 'refused').map((p) => p.pid);
@@ -113,11 +118,7 @@ describe('cleanAgentLeaks', () => {
     const machine = world(LEAKED);
     machine.exit(101);
     const calls: number[] = [];
-    const killTree = async (target: ProcessIdentity) => {
-      calls.push(target.pid);
-      machine.end(target);
-      return outcome(target, 'killed', [target]);
-    };
+    const killTree = endingKill(machine, calls);
     const [cleaned] = await cleanAgentLeaks([leakOf(LEAKED)], { killTree, readTable: machine.readTable });
     expect(calls.sort()).toEqual([102, 105]);
     expect(cleaned?.processes.map((p) => [p.pid, p.result, p.detail])).toEqual([
@@ -155,11 +156,7 @@ describe('cleanAgentLeaks', () => {
     const recycled = LEAKED.map((p) => (p.pid === 101 ? { ...p, startTime: 'st-101-new' } : p));
     const machine = world(recycled);
     const calls: number[] = [];
-    const killTree = async (target: ProcessIdentity) => {
-      calls.push(target.pid);
-      machine.end(target);
-      return outcome(target, 'killed', [target]);
-    };
+    const killTree = endingKill(machine, calls);
     const [cleaned] = await cleanAgentLeaks([leakOf(LEAKED)], { killTree, readTable: machine.readTable });
     expect(calls).toEqual([105]);
     expect(cleaned?.processes.map((p) => [p.pid, p.result])).toEqual([
