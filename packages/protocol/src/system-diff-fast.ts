@@ -11,7 +11,7 @@
  * to the same answers over every field's edge values (test/system-diff-fast.test.ts).
  */
 import type { HostEvent } from './events.js';
-import type { ProcessNode } from './model.js';
+import { type ProcessNode, processNodeSchema } from './model.js';
 
 type SystemDiffEvent = Extract<HostEvent, { type: 'systemDiff' }>;
 
@@ -29,26 +29,8 @@ function evidenceFits(value: unknown): value is string[] {
   return true;
 }
 
-/** processNodeSchema's keys: an object holding no others is its own output. */
-const NODE_KEYS = new Set([
-  'pid',
-  'startTime',
-  'ppid',
-  'pgid',
-  'sid',
-  'state',
-  'uid',
-  'command',
-  'commandLine',
-  'cwd',
-  'cpuPercent',
-  'rssBytes',
-  'startedAtMs',
-  'escaped',
-  'escapedInto',
-  'evidence',
-  'listening',
-]);
+/** processNodeSchema's keys (from the schema itself): an object holding no others is its own output. */
+const NODE_KEYS: ReadonlySet<string> = new Set(Object.keys(processNodeSchema.shape));
 
 /** A plain object (not a class instance, no getters) whose own keys are all the schema's. */
 function onlyNodeKeys(n: Record<string, unknown>): boolean {
