@@ -3,6 +3,7 @@
  * tool error with its reason, never a thrown exception.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { freePort, whoListens } from './port-tools.js';
 import { listRuns, readOutput, startBackground, stopRun } from './run-tools.js';
 import type { SessionRuns } from './session-runs.js';
@@ -23,8 +24,22 @@ import {
 
 export const SERVER_NAME = 'treewarden';
 
+/**
+ * The SDK's server validates a JSON schema only for the answer to an elicitation (a form it asks
+ * the client to fill in); Treewarden never elicits. Its default validator is ajv, built at
+ * construction (~10 MB of a server that idles through a whole agent session), and the bundle
+ * (rolldown.config.mjs) leaves ajv out; this one says why, should an elicitation ever be added.
+ */
+export const noElicitationValidator: jsonSchemaValidator = {
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: 'treewarden mcp does not elicit input, so it has no validator for a client’s schema',
+  }),
+};
+
 export function createMcpServer(runs: SessionRuns, version: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version });
+  const server = new McpServer({ name: SERVER_NAME, version }, { jsonSchemaValidator: noElicitationValidator });
   server.registerTool(
     'start_background',
     {

@@ -5,15 +5,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { engineDistFile } from '../runtime/engine-files.js';
 import { nodeCommand } from '../runtime/node-command.js';
 import { statePaths } from '../state/state-dir.js';
 import { type GuardianConfig, type GuardianMessage, parseGuardianMessage } from './protocol.js';
 
 /** Node start-up of the guardian on a loaded machine. */
 export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
-/** Resolved from the package root, so it works whether the engine is loaded from src or dist. */
-export const GUARDIAN_ENTRY = fileURLToPath(new URL('../../dist/lease/guardian-main.js', import.meta.url));
+/** The built entry, whether this module runs from src, dist or inlined in a bundle. */
+export const GUARDIAN_ENTRY = engineDistFile('lease/guardian-main.js');
 
 /**
  * What the guardian keeps of its holder's environment: its runs get theirs in each start message

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { engineDistFile } from '../../runtime/engine-files.js';
 import { nodeCommand } from '../../runtime/node-command.js';
 import { statePaths } from '../../state/state-dir.js';
 import builtin from '../builtin-rules.json' with { type: 'json' };
@@ -17,8 +17,8 @@ import { readChain } from './hook-ancestry.js';
 
 export { hookAgentNames, hookAgentOf, MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 
-/** Resolved from the package root, so it works whether the engine is loaded from src or dist. */
-export const REAPER_ENTRY = fileURLToPath(new URL('../../../dist/agents/hooks/reaper-main.js', import.meta.url));
+/** The built entry, whether this module runs from src, dist or inlined in a bundle. */
+export const REAPER_ENTRY = engineDistFile('agents/hooks/reaper-main.js');
 
 /** The event's name without validating anything else (the reaper validates), or null. */
 export function hookEventName(text: string): string | null {
