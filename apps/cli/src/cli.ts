@@ -3,10 +3,10 @@
  * command, run it, exit with its status.
  * Adding a command = one file in commands/ exporting a CliCommand, plus one entry in COMMANDS.
  */
-import { isStateDirError } from '@treewarden/engine';
 import { writeOut } from './args.js';
-import { type CliCommand, UsageError } from './commands/command.js';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { ignoreClosedOutput, runChosenCommand } from './command-runner.js';
+import type { CliCommand } from './commands/command.js';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { HOOK_SUMMARY, HOOK_USAGE, runHook } from './hook-main.js';
 
 /**
@@ -41,10 +41,6 @@ async function overview(): Promise<string> {
   return `usage: treewarden COMMAND [ARGS…]\n\ncommands:\n${lines.join('\n')}\n\nrun "treewarden COMMAND --help" for a command's flags.\n`;
 }
 
-function isParseArgsError(error: unknown): error is Error {
-  return error instanceof Error && String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
-}
-
 async function dispatch(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -56,31 +52,8 @@ async function dispatch(argv: readonly string[]): Promise<number> {
     await writeOut(process.stderr, `treewarden: unknown command "${name}"\n\n${await overview()}`);
     return EXIT_USAGE;
   }
-  const command = await load();
-  if (rest[0] === '--help' || rest[0] === '-h') {
-    await writeOut(process.stdout, `usage: ${command.usage}\n`);
-    return EXIT_OK;
-  }
-  try {
-    return await command.main(rest);
-  } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
-      return EXIT_USAGE;
-    }
-    // An untrusted state dir is the user's to fix (the message says how), not a crash.
-    if (isStateDirError(error)) {
-      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    await writeOut(process.stderr, `treewarden ${name}: ${message}\n`);
-    return EXIT_FAILURE;
-  }
+  return runChosenCommand(name, await load(), rest);
 }
 
-// A closed stdout/stderr (e.g. piped into `head`) must not crash the supervisor mid-run.
-process.stdout.on('error', () => {});
-process.stderr.on('error', () => {});
-
+ignoreClosedOutput();
 process.exit(await dispatch(process.argv.slice(2)));

@@ -1,7 +1,7 @@
 // Run with Node from inside a packaged app (argv[2]: resources/app): loads the packaged engine
 // (and the scenario library, which lives in its own package)
 // exactly as the app and its guardian do, probes the native capabilities, opens a lease from
-// the packaged tree (its guardian is the packaged guardian-main.js) and prints one JSON object.
+// the packaged tree (its guardian is the packaged engine bundle, dist/bundle/guardian.js) and prints one JSON object.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -12,8 +12,8 @@ import { type GuardianConfig, type GuardianMessage, parseGuardianMessage } from 
 
 /** Node start-up of the guardian on a loaded machine. */
 export const GUARDIAN_READY_TIMEOUT_MS = 30_000;
-/** The built entry, whether this module runs from src, dist or inlined in a bundle. */
-export const GUARDIAN_ENTRY = engineDistFile('lease/guardian-main.js');
+/** The bundled entry (rolldown.config.mjs), whether this module runs from src, dist or a bundle. */
+export const GUARDIAN_ENTRY = engineDistFile('bundle/guardian.js');
 
 /**
  * What the guardian keeps of its holder's environment: its runs get theirs in each start message
@@ -51,7 +51,7 @@ export function spawnGuardian(
   environment: NodeJS.ProcessEnv = process.env,
 ): ChildProcess {
   if (!existsSync(GUARDIAN_ENTRY)) {
-    throw new Error(`lease guardian entry ${GUARDIAN_ENTRY} is missing: build the engine first (npx tsc -b)`);
+    throw new Error(`lease guardian entry ${GUARDIAN_ENTRY} is missing: build first (npm run build)`);
   }
   // Under Electron, execPath is the app binary: the helper makes it run the entry as Node.
   const node = nodeCommand();

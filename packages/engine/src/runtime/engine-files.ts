@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 
 const ENGINE_ROOT = dirname(createRequire(import.meta.url).resolve('@treewarden/engine/package.json'));
 
-/** A file under the engine's dist/, by its path there (`lease/guardian-main.js`). */
+/** A file under the engine's dist/, by its path there (`bundle/guardian.js`). */
 export function engineDistFile(pathInDist: string): string {
   return join(ENGINE_ROOT, 'dist', pathInDist);
 }

@@ -17,8 +17,8 @@ import { readChain } from './hook-ancestry.js';
 
 export { hookAgentNames, hookAgentOf, MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 
-/** The built entry, whether this module runs from src, dist or inlined in a bundle. */
-export const REAPER_ENTRY = engineDistFile('agents/hooks/reaper-main.js');
+/** The bundled entry (rolldown.config.mjs), whether this module runs from src, dist or a bundle. */
+export const REAPER_ENTRY = engineDistFile('bundle/reaper.js');
 
 /** The event's name without validating anything else (the reaper validates), or null. */
 export function hookEventName(text: string): string | null {
@@ -44,7 +44,8 @@ function reaperEnvironment(): NodeJS.ProcessEnv {
 }
 
 export function spawnDetachedReaper(config: unknown): number {
-  if (!existsSync(REAPER_ENTRY)) throw new Error(`reaper entry ${REAPER_ENTRY} is missing: build the engine first`);
+  if (!existsSync(REAPER_ENTRY))
+    throw new Error(`reaper entry ${REAPER_ENTRY} is missing: build first (npm run build)`);
   const node = nodeCommand();
   const child = spawn(node.command, [REAPER_ENTRY, JSON.stringify(config)], {
     detached: true,

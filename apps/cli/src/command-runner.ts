@@ -1,0 +1,42 @@
+/**
+ * Running one command once it is chosen: `--help`, then its main with the CLI's error handling
+ * (usage errors and an untrusted state dir exit 2 with one line; anything else exits 1 with the
+ * stack). Shared by the command table (cli.ts) and `run`'s own bundled entry (run-main.ts).
+ */
+import { isStateDirError } from '@treewarden/engine';
+import { writeOut } from './args.js';
+import { type CliCommand, UsageError } from './commands/command.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
+}
+
+export async function runChosenCommand(name: string, command: CliCommand, argv: readonly string[]): Promise<number> {
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    await writeOut(process.stdout, `usage: ${command.usage}\n`);
+    return EXIT_OK;
+  }
+  try {
+    return await command.main(argv);
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    // An untrusted state dir is the user's to fix (the message says how), not a crash.
+    if (isStateDirError(error)) {
+      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await writeOut(process.stderr, `treewarden ${name}: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+/** A closed stdout/stderr (e.g. piped into `head`) must not crash the supervisor mid-run. */
+export function ignoreClosedOutput(): void {
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+}
