@@ -6,9 +6,8 @@
  * stand-ins that let the MCP server leave ajv out. Every MCP, run and hook test runs them for real.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARDIAN_ENTRY, REAPER_ENTRY } from '@treewarden/engine';
 import { describe, expect, it } from 'vitest';
@@ -17,13 +16,9 @@ import { noElicitationValidator } from '../src/mcp/server.js';
 
 const BUNDLE = fileURLToPath(new URL('../dist/bundle/mcp.js', import.meta.url));
 const RUN_BUNDLE = fileURLToPath(new URL('../dist/bundle/run.js', import.meta.url));
-/** Every file of the CLI's bundles (the entries and the chunk they share), as one text. */
+/** The MCP server's bundle: one file, sharing no chunk with `run`'s. */
 function bundleText(): string {
-  const dir = dirname(BUNDLE);
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.js'))
-    .map((name) => readFileSync(join(dir, name), 'utf8'))
-    .join('\n');
+  return readFileSync(BUNDLE, 'utf8');
 }
 /** A message of ajv's own `required` keyword: present wherever ajv's validators are. */
 const AJV_SOURCE_MARK = 'must have required property';

@@ -6,7 +6,7 @@
  * reading the line off the pipe. Start-up of node itself is the worker's, not ours, in both.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,22 @@ async function supervisedStart(client: Client): Promise<number> {
   return answeredAt - readyAt(output.structuredContent?.text ?? '');
 }
 
+/**
+ * CPU time of every live thread, in ms, from /proc/PID/task/TID/schedstat (nanoseconds): an idle
+ * server uses a few ms in a window, and stat's utime/stime count whole 10 ms ticks charged to
+ * whoever runs at the tick, so they read 0–40 ms for the same idleness. Falls back to the ticks
+ * where schedstat is absent (a kernel without CONFIG_SCHED_INFO).
+ */
 function cpuMsOf(pid: number): number {
+  try {
+    let nanoseconds = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+    }
+    if (Number.isFinite(nanoseconds)) return nanoseconds / 1e6;
+  } catch {
+    // Gone, or no schedstat: the ticks below say so or answer.
+  }
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
