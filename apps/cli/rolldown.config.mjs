@@ -2,9 +2,8 @@
  * `treewarden mcp` idles through a whole agent session, so what it loads stays resident. Loaded
  * as plain modules it holds the engine's whole barrel (160 modules), every zod locale and ajv:
  * ~64 MiB RSS idle. One tree-shaken file with ajv left out (src/mcp/no-ajv.ts says why) idles at
- * ~55 MiB. `run` is bundled for its start-up, which every supervised worker waits for (what
- * each is its own file). main.ts starts both from here; every other command runs from
- * tsc's dist.
+ * ~55 MiB. `run` is bundled for its start-up, which every supervised worker waits for.
+ * main.ts starts both from here; every other command runs from tsc's dist.
  * Built by `npm run build` after tsc (it bundles dist/, not src/).
  */
 import { fileURLToPath } from 'node:url';

@@ -11,17 +11,21 @@ import { defineConfig } from 'rolldown';
 
 const dist = (path) => fileURLToPath(new URL(`./dist/${path}`, import.meta.url));
 
-export default defineConfig({
-  input: { guardian: dist('lease/guardian-main.js'), reaper: dist('agents/hooks/reaper-main.js') },
-  platform: 'node',
-  // A native addon, loaded with createRequire at first use: it stays a file in node_modules.
-  external: ['koffi'],
-  // cleanDir: a chunk of an earlier build must not linger beside the current ones.
-  output: {
-    dir: dist('bundle'),
-    cleanDir: true,
-    format: 'esm',
-    entryFileNames: '[name].js',
-    chunkFileNames: 'shared-[hash].js',
-  },
-});
+/**
+ * One build per entry, each a single file: a chunk shared by the two would keep whatever either
+ * uses, and a guardian idles as long as its lease (an MCP server's: a whole agent session).
+ */
+function bundle(name, entry) {
+  return {
+    input: dist(entry),
+    platform: 'node',
+    // A native addon, loaded with createRequire at first use: it stays a file in node_modules.
+    external: ['koffi'],
+    output: { file: dist(`bundle/${name}.js`), format: 'esm' },
+  };
+}
+
+export default defineConfig([
+  bundle('guardian', 'lease/guardian-main.js'),
+  bundle('reaper', 'agents/hooks/reaper-main.js'),
+]);
