@@ -100,14 +100,18 @@ function fixedPart(stat: StatFields, uid: number, args: readonly string[]): Omit
   return { startTicks: stat.startTicks, comm: stat.command, uid, args, cwdReadable: true };
 }
 
-/** `undefined` means the process is gone; null means "not readable". */
-function readCwd(pid: number, identity: CachedIdentity): string | null | undefined {
+/**
+ * The cwd, or null when there is none to read. ENOENT does not mean the process is gone: a
+ * process in do_exit drops its fs (exit_fs) well before it turns zombie, and its stat, already
+ * read, still stands. Dropping the entry then showed a dying process as gone and, a moment
+ * later, back as a zombie (a killed node child read so in a quarter of tries here).
+ */
+function readCwd(pid: number, identity: CachedIdentity): string | null {
   if (!identity.cwdReadable) return null;
   try {
     return readlinkSync(`/proc/${pid}/cwd`);
   } catch (error) {
-    if (isGone(error)) return undefined;
-    identity.cwdReadable = false;
+    if (!isGone(error)) identity.cwdReadable = false;
     return null;
   }
 }
@@ -144,7 +148,6 @@ export function buildEntry(
   }
   const zombie = stat.state === 'Z' || stat.state === 'X';
   const cwd = zombie || !withCwd ? null : readCwd(pid, identity);
-  if (cwd === undefined) return null;
   const ticks = clockTicks();
   const args = zombie ? NO_ARGS : identity.args;
   const cpuTimeMs = Math.round((stat.cpuTicks * 1000) / ticks);

@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,7 +17,7 @@ import { queryMembers } from '../../src/membership/query.js';
 import { admitDescendants, createMembership, refreshMembers } from '../../src/membership/tracker.js';
 import { readRunCookies } from '../../src/ownership/cookie.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
-import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
+import { readProcTable } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';
 import {
   fixturePath,
@@ -48,15 +49,14 @@ describe('the tracker over real tables', () => {
       [fixture.pid, escapedPid].sort((a, b) => a - b),
     );
 
-    const rootIdentity = identityOf(fixture.pid);
+    // Node emits 'exit' only once it has reaped the child: gone from the table, not a zombie
+    // (which stays a member until it is reaped). A poll on /proc passed early once on a busy CI.
+    const reaped = once(fixture.child, 'exit');
     process.kill(fixture.pid, 'SIGKILL');
-    // Gone from the table, not just a zombie (which stays a member until it is reaped).
-    await pollUntil(() => readProcEntry(fixture.pid)?.startTime !== rootIdentity.startTime, {
-      description: 'the escape’s parent to exit and be reaped',
-    });
+    await reaped;
     const later = readProcTable();
-    const { vanished } = refreshMembers(membership, later);
-    for (const member of vanished) membership.members.delete(member.pid);
+    const { vanished, recycled } = refreshMembers(membership, later);
+    for (const member of [...vanished, ...recycled.map(([gone]) => gone)]) membership.members.delete(member.pid);
     admitDescendants(membership, later);
     expect([...membership.members.keys()]).toEqual([escapedPid]);
     const entry = later.entries.get(escapedPid) as ProcessEntry;

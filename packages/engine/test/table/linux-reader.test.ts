@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ const LINES_WAIT_MS = 10_000;
 const NOBODY_READ_TIMEOUT_MS = 20_000;
 const BUILT_READER = new URL('../../dist/table/linux-reader.js', import.meta.url);
 const NOBODY_UID = 65534;
+/** Killed node children read while they die (see the test). */
+const DYING_READ_ATTEMPTS = 30;
 /** `PF_KTHREAD` from include/linux/sched.h (stat field 9). */
 const PF_KTHREAD = 0x00200000;
 
@@ -126,6 +129,33 @@ describe('linux /proc reader', () => {
     const reader = createLinuxReader();
     expect(reader.snapshot().entries.has(shell.pid)).toBe(false);
     expect(reader.snapshotTrees([shell.pid]).entries.size).toBe(0);
+  });
+
+  it('keeps a dying process until it is reaped: live, then a zombie, never gone and back', async () => {
+    // A killed node child sheds its cwd (exit_fs) well before it turns zombie; that window read
+    // as "gone" in about a quarter of tries, so 30 tries miss it by chance about once in 3,000.
+    const reads: string[] = [];
+    for (let attempt = 0; attempt < DYING_READ_ATTEMPTS; attempt += 1) {
+      const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const pid = tracker.trackChild(child);
+      await once(child.stdout as NodeJS.ReadableStream, 'data');
+      let reaped = false;
+      child.once('exit', () => {
+        reaped = true;
+      });
+      process.kill(pid, 'SIGKILL');
+      let seen = '';
+      while (!reaped) {
+        const entry = readProcEntry(pid);
+        seen += entry === null ? '-' : entry.state === 'Z' ? 'Z' : 'L';
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      reads.push(seen);
+    }
+    // Once a read says "gone", the pid is reaped: nothing may follow it.
+    expect(reads.filter((seen) => /-[^-]/.test(seen))).toEqual([]);
   });
 
   it('never throws while processes come and go during full reads', async () => {
