@@ -4,7 +4,7 @@
  * process is admitted only as a child of a still-identical member (the ppid chain in the same
  * snapshot) or by carrying the run cookie. Pure except for the cookie read.
  */
-import { findCookieCarriers } from '../ownership/cookie.js';
+import { type CarrierSearch, findCookieCarriers } from '../ownership/cookie.js';
 import { indexChildren } from '../table/trees.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
@@ -38,13 +38,24 @@ export interface Membership {
   readonly groups: Set<number>;
   /** Identities already read and found not to carry the cookie (environments do not change). */
   readonly nonCarriers: Set<string>;
+  /**
+   * Identities whose environ the last cookie sweep could not read (an execve in progress reads
+   * empty): neither carriers nor non-carriers yet. See ownership/settle-cookies.ts.
+   */
+  readonly unreadCookies: Map<string, ProcessIdentity>;
   /** Identities the run let go on purpose: never members again, nor anything they start. */
   readonly released: Map<string, ProcessIdentity>;
 }
 
 /** A membership anchored at `root`, or (null) one whose root is seeded once known (`seedRoot`). */
 export function createMembership(root: ProcessIdentity | null): Membership {
-  const membership: Membership = { members: new Map(), groups: new Set(), nonCarriers: new Set(), released: new Map() };
+  const membership: Membership = {
+    members: new Map(),
+    groups: new Set(),
+    nonCarriers: new Set(),
+    unreadCookies: new Map(),
+    released: new Map(),
+  };
   if (root !== null) {
     const evidence: Evidence = {
       kind: 'root',
@@ -208,11 +219,18 @@ export function admitDescendants(
 }
 
 /** Admits processes carrying the run cookie, wherever they hid (setsid, double fork, reparented). */
-export function admitCookieCarriers(membership: Membership, table: ProcessTable, runId: string): ProcessIdentity[] {
+export function admitCookieCarriers(
+  membership: Membership,
+  table: ProcessTable,
+  runId: string,
+  search: Pick<CarrierSearch, 'notBefore' | 'readCookies'> = {},
+): ProcessIdentity[] {
   const skip = (identity: ProcessIdentity) =>
     ownsEntry(membership, identity as ProcessEntry) || membership.nonCarriers.has(identityKey(identity));
-  const unread = new Set<string>();
-  const carriers = findCookieCarriers(runId, table, skip, unread);
+  const unread = membership.unreadCookies;
+  // A whole read re-reads every identity not classified yet: what it cannot read is the new list.
+  unread.clear();
+  const carriers = findCookieCarriers(runId, table, { ...search, skip, unread });
   const carrierKeys = new Set(carriers.map(identityKey));
   const present = new Set<string>();
   for (const entry of table.entries.values()) {

@@ -6,16 +6,15 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { LEASE_ID_ENV, RUN_ID_ENV } from '../run/types.js';
 import { readLiveStartTime } from '../signal/start-time.js';
+import { readStatFields } from '../table/linux-stat.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
+import type { CookieReader, RunCookies } from './types.js';
 
 /** Environments are usually a few KiB; the cookies sit wherever the launcher put them, so read generously but bounded. */
 export const MAX_ENVIRON_BYTES = 256 * 1024;
 
-export interface RunCookies {
-  readonly runId?: string;
-  readonly leaseId?: string;
-}
+export type { CookieReader, RunCookies };
 
 /** One buffer for every environ read (reads are synchronous): no 256 KiB allocation per process. */
 let environBuffer: Buffer | null = null;
@@ -65,27 +64,48 @@ export function readRunCookies(pid: number): RunCookies | null {
   return cookies;
 }
 
-/**
- * Live processes in `table` that carry `TREEWARDEN_RUN_ID=<runId>`. `skip` lets a poller avoid
- * re-reading identities it already classified (an environment's cookies never change), and
- * `unread` collects the identity keys whose environ could not be read this time (mid-exec, gone):
- * those were not classified and must not be remembered as non-carriers.
- */
-export function findCookieCarriers(
-  runId: string,
-  table: ProcessTable,
-  skip?: (identity: ProcessIdentity) => boolean,
-  unread?: Set<string>,
-): ProcessIdentity[] {
+/** `PF_KTHREAD` (stat field 9): kernel threads have no environment at all, ever. */
+const PF_KTHREAD = 0x00200000;
+
+export interface CarrierSearch {
+  /** Identities not to read (already classified by the caller): an environment never changes. */
+  readonly skip?: (identity: ProcessIdentity) => boolean;
+  /**
+   * Receives the identities whose environ could not be read this time (mid-exec, gone meanwhile):
+   * they were not classified and must not be remembered as non-carriers. Kernel threads, whose
+   * environ is always empty, are classified (no cookie) and never land here.
+   */
+  readonly unread?: Map<string, ProcessIdentity>;
+  /**
+   * The run root's start time (clock ticks on Linux): every carrier descends from the root, so
+   * a process that started before it is no carrier and its environ is not read.
+   */
+  readonly notBefore?: string;
+  readonly readCookies?: CookieReader;
+}
+
+function isKernelThread(pid: number): boolean {
+  const flags = readStatFields(pid)?.flags ?? 0;
+  return (flags & PF_KTHREAD) !== 0;
+}
+
+/** Live processes in `table` that carry `TREEWARDEN_RUN_ID=<runId>` (see CarrierSearch). */
+export function findCookieCarriers(runId: string, table: ProcessTable, search: CarrierSearch = {}): ProcessIdentity[] {
   const carriers: ProcessIdentity[] = [];
-  if (runId.length === 0) return carriers;
+  // Environments are read from /proc: elsewhere there is nothing to classify (nor to wait for).
+  if (runId.length === 0 || (search.readCookies === undefined && process.platform !== 'linux')) return carriers;
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const oldest = search.notBefore === undefined ? Number.NaN : Number(search.notBefore);
+  const readCookies = search.readCookies ?? readRunCookies;
   for (const entry of table.entries.values()) {
-    if (entry.pid === process.pid || isZombie(entry) || skip?.(entry)) continue;
+    if (entry.pid === process.pid || isZombie(entry) || search.skip?.(entry)) continue;
     // Only our own user's processes can be ours to end (root can read everyone's environ).
     if (uid !== undefined && entry.uid !== uid) continue;
-    const cookies = readRunCookies(entry.pid);
-    if (cookies === null) unread?.add(identityKey(entry));
+    if (Number(entry.startTime) < oldest) continue;
+    const cookies = readCookies(entry.pid);
+    const key = identityKey(entry);
+    if (cookies !== null || isKernelThread(entry.pid)) search.unread?.delete(key);
+    else search.unread?.set(key, { pid: entry.pid, startTime: entry.startTime });
     if (cookies?.runId !== runId) continue;
     // The environ read came after the table read: confirm the pid was not recycled in between.
     if (readLiveStartTime(entry.pid) === entry.startTime) carriers.push({ pid: entry.pid, startTime: entry.startTime });

@@ -7,18 +7,24 @@
  */
 import { type Membership, ownsEntry } from '../membership/tracker.js';
 import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
-import { findCookieCarriers } from './cookie.js';
+import { type CarrierSearch, findCookieCarriers } from './cookie.js';
 
 /** The non-carrier cache only grows here (a whole read prunes it); past this it starts over. */
 const MAX_NON_CARRIERS = 65_536;
 
 /** Cookie carriers among `adopted` (a TableReader.readAdopters read) that are not owned yet. */
-export function findEscapedCarriers(membership: Membership, adopted: ProcessTable, runId: string): ProcessIdentity[] {
+export function findEscapedCarriers(
+  membership: Membership,
+  adopted: ProcessTable,
+  runId: string,
+  search: Pick<CarrierSearch, 'notBefore' | 'readCookies'> = {},
+): ProcessIdentity[] {
   const skip = (identity: ProcessIdentity) =>
     membership.members.get(identity.pid)?.startTime === identity.startTime ||
     membership.nonCarriers.has(identityKey(identity));
-  const unread = new Set<string>();
-  const carriers = findCookieCarriers(runId, adopted, skip, unread);
+  // Added to, not replaced: this read is not the whole machine (see admitCookieCarriers).
+  const unread = membership.unreadCookies;
+  const carriers = findCookieCarriers(runId, adopted, { ...search, skip, unread });
   const carrierKeys = new Set(carriers.map(identityKey));
   // Only added here, never pruned: this read is not the whole machine, so absence proves nothing.
   if (membership.nonCarriers.size > MAX_NON_CARRIERS) membership.nonCarriers.clear();

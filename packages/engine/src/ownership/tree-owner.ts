@@ -25,6 +25,7 @@ import type { ProcessIdentity, ProcessTable, TableReader } from '../table/types.
 import { IdentityUncertainError, NoTableError, recycledPidError } from './errors.js';
 import { findEscapedCarriers } from './escapes.js';
 import { sendPlan } from './send-plan.js';
+import { settleUnreadCookies } from './settle-cookies.js';
 import { type GracefulRoots, gracefulRoots, planSignal, type SignalRequest } from './signal-plan.js';
 import { treeViewVouches } from './tree-view.js';
 import type { TreeOwner, TreeOwnerOptions } from './types.js';
@@ -77,6 +78,11 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   gracefulRoots(): GracefulRoots;
   /** Owned groups that still have a live owned member. */
   liveGroups(): readonly number[];
+  /**
+   * Re-reads, for up to `boundMs`, the processes whose environ the last sweep could not read (an
+   * execve in progress) and admits the carriers among them; returns those admitted.
+   */
+  settleCookies(boundMs: number): Promise<ProcessIdentity[]>;
   /** Why signalling is refused before any read (the only anchor was recycled), or null. */
   uncertainty(): string | null;
   /** Set once an observation found the root's pid held by another process (start time differs). */
@@ -108,10 +114,15 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
   /** The mark taken as the current `escapes` sweep started. */
   let sweepStartMark: number | null = null;
   let rootRecycledError: IdentityUncertainError | null = null;
+  // Every carrier descends from the root, so none started before it.
+  const search = {
+    notBefore: root.startTime,
+    ...(options.readCookies === undefined ? {} : { readCookies: options.readCookies }),
+  };
 
   function admitNew(table: ProcessTable, partial = false): ProcessIdentity[] {
     // Cookie carriers hide outside the tree, so only a whole-machine read can find them.
-    const fromCookie = options.runId && !partial ? admitCookieCarriers(membership, table, options.runId) : [];
+    const fromCookie = options.runId && !partial ? admitCookieCarriers(membership, table, options.runId, search) : [];
     const fromAncestry = admitDescendants(membership, table);
     pruneGroups(membership, table);
     return [...fromCookie, ...fromAncestry];
@@ -178,7 +189,7 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
           });
     // A reader that cannot look where orphans land: the whole machine is the only other place.
     if (adopted === null) return owner.observeRead('all');
-    const carriers = findEscapedCarriers(membership, adopted, options.runId);
+    const carriers = findEscapedCarriers(membership, adopted, options.runId, search);
     markSweep();
     if (carriers.length === 0) return latest ?? adopted;
     admitCarriers(membership, adopted, carriers, options.runId);
@@ -251,6 +262,12 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       [...membership.groups].filter((pgid) =>
         [...membership.members.values()].some((m) => !m.zombie && m.pgid === pgid),
       ),
+    async settleCookies(boundMs) {
+      if (options.runId === undefined || options.runId === '') return [];
+      return settleUnreadCookies(membership, options.runId, reader, boundMs, options.readCookies, (table) =>
+        observeTable(table, true),
+      );
+    },
     uncertainty: () => anchorError?.message ?? null,
     rootRecycled: () => rootRecycledError?.message ?? null,
     async signal(signal, request = {}) {

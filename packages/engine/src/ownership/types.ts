@@ -6,11 +6,22 @@
 import type { SignalOps } from '../signal/types.js';
 import type { ProcessIdentity, TableReader } from '../table/types.js';
 
+/** The run and lease ids a process carries in its environment (see cookie.ts). */
+export interface RunCookies {
+  readonly runId?: string;
+  readonly leaseId?: string;
+}
+
+/** Reads a pid's cookies: readRunCookies, or a stand-in where a test plays an exact race. */
+export type CookieReader = (pid: number) => RunCookies | null;
+
 export interface TreeOwnerOptions {
   /** Run cookie (`TREEWARDEN_RUN_ID`): processes carrying it belong to the tree wherever they hid. */
   readonly runId?: string;
   readonly reader?: TableReader;
   readonly signals?: SignalOps;
+  /** How a cookie is read (default readRunCookies): a test plays an execve's empty environ with it. */
+  readonly readCookies?: CookieReader;
 }
 
 /**

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { classifyExit } from '../classify/classify-exit.js';
 import type { OwnerKill } from '../kill/owner-kill.js';
 import type { KillOptions } from '../kill/types.js';
+import type { CookieReader } from '../ownership/cookie.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import type { TreeOwnerOptions } from '../ownership/types.js';
 import type { BaseEnvironment } from '../runtime/environment.js';
@@ -38,6 +39,12 @@ import { stopTree, type TreeStopResult } from './stop-tree.js';
 import type { Classification, Run, RunEvent, RunOutcome, RunPhase, RunSpec } from './types.js';
 import { validateRunSpec } from './validate.js';
 
+/**
+ * How long a root's exit waits, at most, for environs that read empty (an execve in progress)
+ * before it says there are no leftovers. Paid only while such a process exists.
+ */
+export const LEFTOVER_COOKIE_SETTLE_MS = 200;
+
 export interface RunDeps {
   /** The tree owner; default `createTreeOwner` from ownership/tree-owner.ts. */
   readonly createOwner?: (root: ProcessIdentity, options: TreeOwnerOptions) => RevalidatingTreeOwner;
@@ -45,6 +52,8 @@ export interface RunDeps {
   readonly killOwner?: OwnerKill;
   readonly reader?: TableReader;
   readonly signals?: SignalOps;
+  /** How run cookies are read (default readRunCookies). Injected only to stage an execve's empty environ. */
+  readonly readCookies?: CookieReader;
   /** Start time and state of one pid, read synchronously (default: /proc/PID/stat on Linux). */
   readonly readEntry?: (pid: number) => RootStat | null;
   /** Schedules the timeout; returns a cancel function. Injected by tests to stage exact races. */
@@ -246,6 +255,7 @@ class RunSupervisor implements Run {
       runId: this.id,
       ...(this.reader === undefined ? {} : { reader: this.reader }),
       ...(this.deps.signals === undefined ? {} : { signals: this.deps.signals }),
+      ...(this.deps.readCookies === undefined ? {} : { readCookies: this.deps.readCookies }),
     });
     const refresh = ownedTreeRefresh(this.owner, this.reader);
     const interval = this.deps.pollIntervalMs ?? RUN_POLL_INTERVAL_MS;
@@ -345,6 +355,9 @@ class RunSupervisor implements Run {
     if (this.owner === null) return [];
     try {
       await this.owner.observe();
+      // The root is gone, so a child caught mid-execve (no environ yet) is in no owned tree:
+      // only its cookie, once readable, says it is a leftover.
+      await this.owner.settleCookies(LEFTOVER_COOKIE_SETTLE_MS);
     } catch {
       // Keep the last observation.
     }

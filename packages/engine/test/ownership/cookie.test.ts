@@ -47,5 +47,33 @@ describe('run cookies', () => {
     const keyOf = (pid: number) => identityKey(table.entries.get(pid) as ProcessEntry);
     expect(membership.nonCarriers.has(keyOf(plainPid))).toBe(true);
     expect(membership.nonCarriers.has(keyOf(emptyPid))).toBe(false);
+    expect(membership.unreadCookies.has(keyOf(emptyPid)), 'left for a later read').toBe(true);
+    // Kernel threads have no environ, ever: classified at once, never left waiting (kthreadd is
+    // pid 2 wherever this pid namespace shows kernel threads).
+    const kernelThread = table.entries.get(2);
+    if (kernelThread !== undefined && kernelThread.command === 'kthreadd') {
+      expect(membership.unreadCookies.has(keyOf(2))).toBe(false);
+      expect(membership.nonCarriers.has(keyOf(2))).toBe(true);
+    }
+  });
+
+  it('reads no environ of a process older than the run root: no carrier predates its root', async () => {
+    const runId = randomUUID();
+    tracker.trackEnvMarker(RUN_ID_ENV, runId);
+    const fixture = spawnFixture(tracker, 'run-forever.mjs', [], { detached: true, env: { [RUN_ID_ENV]: runId } });
+    await readReportedPids(tracker, fixture.reportFile, 1);
+    const table = readLeanProcTable();
+    const startTime = table.entries.get(fixture.pid)?.startTime as string;
+    const read: number[] = [];
+    const readCookies = (pid: number) => {
+      read.push(pid);
+      return readRunCookies(pid);
+    };
+    const found = findCookieCarriers(runId, table, { notBefore: startTime, readCookies }).map((c) => c.pid);
+    expect(found).toEqual([fixture.pid]);
+    expect(read).not.toContain(process.ppid);
+    expect(read).not.toContain(1);
+    const later = String(Number(startTime) + 1);
+    expect(findCookieCarriers(runId, table, { notBefore: later })).toEqual([]);
   });
 });
