@@ -5,7 +5,7 @@
  */
 import { isStateDirError } from '@treewarden/engine';
 import { writeOut } from './args.js';
-import { type CliCommand, UsageError } from './commands/command.js';
+import { type CliCommand, isUsageError } from './commands/command.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 function isParseArgsError(error: unknown): error is Error {
@@ -20,7 +20,7 @@ export async function runChosenCommand(name: string, command: CliCommand, argv: 
   try {
     return await command.main(argv);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
+    if (isUsageError(error) || isParseArgsError(error)) {
       await writeOut(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
       return EXIT_USAGE;
     }

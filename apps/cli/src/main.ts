@@ -4,7 +4,8 @@
  * Claude Code kills SessionEnd hooks after 1.5 s), so it loads only the hook's few modules;
  * `treewarden mcp` lives as long as an agent session and `run`'s start-up delays every supervised
  * worker, so both run from tree-shaken bundles (rolldown.config.mjs); every other command loads
- * the command table (cli.ts). Static imports would load them all.
+ * the command table (cli.ts), bundled too but for `serve` and `scenario`. Static imports would
+ * load them all.
  */
 const [name, ...rest] = process.argv.slice(2);
 if (name === 'hook' && rest[0] !== '--help' && rest[0] !== '-h') {
@@ -22,4 +23,7 @@ if (name === 'run') {
   const { runRun } = (await import(bundle)) as typeof import('./run-main.js');
   process.exit(await runRun(rest));
 }
-await import('./cli.js');
+// `serve` and `scenario` run from tsc's output (see rolldown.config.mjs), every other command
+// from the split command table: one engine copy per process either way.
+const table: string = name === 'serve' || name === 'scenario' ? './cli.js' : './bundle/cli/cli.js';
+await import(table);

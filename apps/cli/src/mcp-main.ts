@@ -5,7 +5,7 @@
  */
 import { isStateDirError } from '@treewarden/engine';
 import { writeOut } from './args.js';
-import { UsageError } from './commands/command.js';
+import { isUsageError } from './commands/command.js';
 import { mcpCommand } from './commands/mcp.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
@@ -20,7 +20,7 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
   try {
     return await mcpCommand.main(argv);
   } catch (error) {
-    if (error instanceof UsageError || isStateDirError(error)) {
+    if (isUsageError(error) || isStateDirError(error)) {
       await writeOut(process.stderr, `treewarden mcp: ${error.message}\n`);
       return EXIT_USAGE;
     }

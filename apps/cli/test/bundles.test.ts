@@ -6,11 +6,14 @@
  * stand-ins that let the MCP server leave ajv out. Every MCP, run and hook test runs them for real.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARDIAN_ENTRY, REAPER_ENTRY } from '@treewarden/engine';
 import { describe, expect, it } from 'vitest';
+import { isUsageError, UsageError } from '../src/commands/command.js';
 import AjvLeftOutOfTheBundle from '../src/mcp/no-ajv.js';
 import { noElicitationValidator } from '../src/mcp/server.js';
 
@@ -61,5 +64,68 @@ describe('the MCP server bundle', () => {
       errorMessage: expect.stringContaining('does not elicit'),
     });
     expect(() => new AjvLeftOutOfTheBundle()).toThrow(/jsonSchemaValidator/);
+  });
+});
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const RECORD_MODULES = fileURLToPath(new URL('./fixtures/record-modules.mjs', import.meta.url));
+const ENGINE_DIST = fileURLToPath(new URL('../../../packages/engine/dist/', import.meta.url));
+
+/** The files `treewarden ARGS…` loads, and how it exited. */
+function modulesLoadedBy(args: readonly string[]): { files: string[]; status: number | null } {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-modules-'));
+  try {
+    const log = join(dir, 'modules.log');
+    const ran = spawnSync(process.execPath, ['--import', RECORD_MODULES, MAIN, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, TREEWARDEN_TEST_MODULE_LOG: log, XDG_STATE_HOME: dir },
+    });
+    const files = existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((url) => fileURLToPath(url))
+      : [];
+    return { files, status: ran.status };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the command table', () => {
+  it('runs every command but serve and scenario from its bundle: no engine module from dist', () => {
+    for (const args of [['kill', '--help'], ['ps', '--help'], ['orphans', '--help'], ['--help']]) {
+      const { files, status } = modulesLoadedBy(args);
+      expect(status, args.join(' ')).toBe(0);
+      expect(
+        files.some((file) => file.includes('/dist/bundle/cli/')),
+        args.join(' '),
+      ).toBe(true);
+      expect(
+        files.filter((file) => file.startsWith(ENGINE_DIST)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+  });
+
+  it('runs serve and scenario from dist, where the host and the scenarios find their files', () => {
+    for (const args of [
+      ['serve', '--help'],
+      ['scenario', 'list'],
+    ]) {
+      const { files, status } = modulesLoadedBy(args);
+      expect(status, args.join(' ')).toBe(0);
+      expect(files, args.join(' ')).toContain(fileURLToPath(new URL('../dist/cli.js', import.meta.url)));
+      expect(
+        files.some((file) => file.includes('/dist/bundle/')),
+        args.join(' '),
+      ).toBe(false);
+    }
+  });
+
+  it('knows a usage error thrown by another copy of its module (dist beside a bundle)', () => {
+    const foreign = Object.assign(new Error('bad flag'), { code: new UsageError('x').code });
+    expect(isUsageError(foreign)).toBe(true);
+    expect(isUsageError(new Error('bad flag'))).toBe(false);
   });
 });
