@@ -11,8 +11,12 @@ import { type FakeAgent, pidOf, startFakeAgent } from '../../../test-support/fak
 import { isRunning, pollUntil, useProcessTracker } from '../../../test-support/index.js';
 import { EVENT_WAIT_MS, expectOk, latestSnapshot, SLOW_TEST_MS, useTestHost } from './helpers.js';
 
-/** The issue's detection target: a leak is on screen this soon after its session died. */
-const LEAK_VISIBLE_MS = 2000;
+/**
+ * How long this test waits for a dead session's leaks. The speed target (≤ 500 ms from death to
+ * report) is measured in the bench; here the wait only has to outlast a poll on a machine the
+ * full parallel suite saturates (one such run took 10 s to show the session's roles at all).
+ */
+const LEAK_VISIBLE_MS = 8000;
 
 const tracker = useProcessTracker();
 const makeHost = useTestHost();
@@ -23,6 +27,19 @@ function sessionOf(snapshot: Snapshot | null, agent: FakeAgent): SessionView | u
 
 function agentLeaksOf(snapshot: Snapshot | null, sessionId: string): OrphanView[] {
   return snapshot?.orphans.filter((orphan) => orphan.kind === 'agent' && orphan.sessionId === sessionId) ?? [];
+}
+
+function describeSurvivor(snapshot: Snapshot | null, agent: FakeAgent, pid: number): string {
+  const role = agent.reports.find((report) => report.pid === pid)?.role ?? 'unreported';
+  const member = sessionOf(snapshot, agent)?.processes.find((node) => node.pid === pid);
+  const orphan = snapshot?.orphans.find((candidate) => candidate.process.pid === pid);
+  const entry = readProcEntry(pid);
+  const where = orphan
+    ? `orphan of kind ${orphan.kind} (session ${String(orphan.sessionId)})`
+    : member
+      ? `session member (${member.role})`
+      : 'not shown';
+  return `${pid} ${role}: ${where}, ${entry ? `state ${entry.state}, ppid ${entry.ppid}` : 'gone'}, session ${sessionOf(snapshot, agent)?.state ?? 'absent'}`;
 }
 
 describe('agent sessions in the host', () => {
@@ -84,9 +101,13 @@ describe('agent sessions in the host', () => {
       await pollUntil(() => !isRunning(agent.rootPid), { description: 'the fake Claude root to die' });
       const leaks = await pollUntil(
         () => {
-          const found = agentLeaksOf(latestSnapshot(events), live.id);
+          const snapshot = latestSnapshot(events);
+          const found = agentLeaksOf(snapshot, live.id);
           const pids = new Set(found.map((orphan) => orphan.process.pid));
-          return survivors.every((pid) => pids.has(pid)) ? found : null;
+          const missing = survivors.filter((pid) => !pids.has(pid));
+          if (missing.length === 0) return found;
+          // Said in the timeout error: what the last snapshot made of each survivor not yet shown.
+          throw new Error(`not yet leaks: ${missing.map((pid) => describeSurvivor(snapshot, agent, pid)).join('; ')}`);
         },
         { deadlineMs: LEAK_VISIBLE_MS, description: `every survivor of ${live.id} in the snapshot's orphans` },
       );
