@@ -34,7 +34,12 @@ const POLL_COUNT = 10;
 /** Rows whose user/system split is reported. */
 const SPLIT_ROWS = [NAMES.snapshot, NAMES.noCwd, NAMES.cold, NAMES.floor, NAMES.syscalls, NAMES.cwd] as const;
 
-function contendersFor(ownedRoot: number, host: HostPoll, large: boolean): Map<string, Contender> {
+function contendersFor(
+  ownedRoot: number,
+  host: HostPoll,
+  large: boolean,
+): { contenders: Map<string, Contender>; close: () => void } {
+  // Created first, so the warm reader's stat files come first out of the process's budget for them.
   const reader = createLinuxReader();
   const noCwd = createLinuxReader({ cwd: false });
   // Warm the identity caches, as a poller's every read after the first is.
@@ -57,7 +62,13 @@ function contendersFor(ownedRoot: number, host: HostPoll, large: boolean): Map<s
     contenders.set(NAMES.psList, () => psList());
     contenders.set(NAMES.pidtree, () => pidtree(-1, { advanced: true }));
   }
-  return contenders;
+  return {
+    contenders,
+    close: () => {
+      reader.close();
+      noCwd.close();
+    },
+  };
 }
 
 /** User and system CPU ms per call (mean over `rounds`), interleaved like the timing rounds. */
@@ -101,13 +112,14 @@ async function measureSize(extra: number, ownedRoot: number, host: HostPoll): Pr
   const processes = createLinuxReader({ cwd: false }).snapshot().entries.size;
   await host.poll(); // the worker's reader and the rows start warm, as in a running app
   const failedBefore = host.failures();
-  const contenders = contendersFor(ownedRoot, host, large);
+  const { contenders, close } = contendersFor(ownedRoot, host, large);
   const rounds = large ? LARGE_TIMING_ROUNDS : TIMING_ROUNDS;
   const times = await timeRounds(contenders, rounds);
   const medians = new Map([...times].map(([name, runs]) => [name, median(runs)]));
   const split = await measureSplit(contenders, rounds);
   // Polling every contender once a second for 10 s: skipped where one poll takes seconds.
   const polling = large ? new Map<string, number>() : await measurePolling(contenders);
+  close();
   return { extra, processes, medians, split, polling, hostFailures: host.failures() - failedBefore };
 }
 

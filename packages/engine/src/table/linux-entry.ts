@@ -116,6 +116,23 @@ function readCwd(pid: number, identity: CachedIdentity): string | null {
   }
 }
 
+/**
+ * Whether the last snapshot's cwd still stands for a process that shows no sign of having run
+ * since: the same identity and state and not one more tick of CPU. Only the process itself moves
+ * its cwd (chdir), which takes running; what this cannot see (a chdir inside one tick, a rename
+ * of the directory) is caught by the caller's periodic refresh of every process.
+ */
+function cwdWasKept(previous: ProcessEntry | undefined, stat: StatFields, cpuTimeMs: number): previous is ProcessEntry {
+  return (
+    previous !== undefined &&
+    previous.cwd !== null &&
+    previous.startTime === stat.startTicks &&
+    previous.command === stat.command &&
+    previous.state === stat.state &&
+    previous.cpuTimeMs === cpuTimeMs
+  );
+}
+
 /** Zombies' argv: one shared empty list, so an unchanged zombie's entry compares equal. */
 const NO_ARGS: readonly string[] = Object.freeze([]);
 
@@ -126,6 +143,8 @@ const NO_ARGS: readonly string[] = Object.freeze([]);
  * `previous` (this pid's entry from the reader's last snapshot) is returned as is when every
  * field is unchanged: most processes sleep between polls, and an entry that lives exactly one
  * poll is the costly case for V8's young-generation GC (copied, then promoted, then collected).
+ * With `previous`, `refreshCwd: false` keeps its cwd for a process that has not run since (see
+ * cwdWasKept); the caller decides how often each process is refreshed regardless.
  */
 export function buildEntry(
   pid: number,
@@ -133,6 +152,7 @@ export function buildEntry(
   cache: IdentityCache,
   withCwd = true,
   previous?: ProcessEntry,
+  refreshCwd = true,
 ): ProcessEntry | null {
   let identity = cache.get(pid);
   if (
@@ -147,10 +167,15 @@ export function buildEntry(
     cache.set(pid, identity);
   }
   const zombie = stat.state === 'Z' || stat.state === 'X';
-  const cwd = zombie || !withCwd ? null : readCwd(pid, identity);
   const ticks = clockTicks();
   const args = zombie ? NO_ARGS : identity.args;
   const cpuTimeMs = Math.round((stat.cpuTicks * 1000) / ticks);
+  const cwd =
+    zombie || !withCwd
+      ? null
+      : !refreshCwd && cwdWasKept(previous, stat, cpuTimeMs)
+        ? previous.cwd
+        : readCwd(pid, identity);
   const childrenCpuTimeMs = Math.round((stat.childCpuTicks * 1000) / ticks);
   const rssBytes = stat.rssPages * PAGE_SIZE_BYTES;
   if (

@@ -1,13 +1,16 @@
 /**
- * The Linux TableReader: a full snapshot whose per-poll cost is one stat read and one cwd
- * readlink per process (argv and uid come from the identity cache), and an owned-tree refresh
- * that reads only the given roots and what `/proc/PID/task/TID/children` says descends from them.
+ * The Linux TableReader: a full snapshot whose per-poll cost is one stat read per process (a
+ * pread of a file held open from the reader's second poll on, see held-stats.ts) and a cwd
+ * readlink for each process that ran since the last poll plus a rotating share of the rest (argv
+ * and uid come from the identity cache), and an owned-tree refresh that reads only the given
+ * roots and what `/proc/PID/task/TID/children` says descends from them.
  */
 
 import { statSync } from 'node:fs';
+import { createHeldStats } from './held-stats.js';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { listPids, readProcText, readStatFields, type StatFields } from './linux-stat.js';
+import { listPids, readHeldStatFields, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
 import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
 
@@ -16,11 +19,20 @@ export const MAX_CACHED_IDENTITIES = 65_536;
 /** Ancestor chains are short; a longer one means a ppid loop in a torn read, so stop there. */
 const MAX_ANCESTRY_DEPTH = 64;
 
+/**
+ * Every process's cwd is read at least once in this many full snapshots, however idle it looks:
+ * what the idle check cannot see (a chdir inside one clock tick, a renamed directory) shows
+ * within this many polls (4 s at the host's 1 s poll). A process that ran is read every poll.
+ */
+export const CWD_REFRESH_POLLS = 4;
+
 export interface LinuxReader extends TableReader {
   /** The full table, synchronously. */
   snapshot(): ProcessTable;
   /** The given roots and their live descendants, synchronously. */
   snapshotTrees(rootPids: readonly number[]): ProcessTable;
+  /** Gives back the stat files held between polls (the reader stays usable). */
+  close(): void;
 }
 
 function orNull(read: () => ProcessTable): ProcessTable | null {
@@ -80,6 +92,8 @@ function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
 export interface LinuxReaderOptions {
   /** false: entries carry no cwd (one readlink per process saved); for owners, which never use it. */
   readonly cwd?: boolean;
+  /** CWD_REFRESH_POLLS unless given; 1 re-reads every cwd on every snapshot. */
+  readonly cwdRefreshPolls?: number;
 }
 
 export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
@@ -87,19 +101,28 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   // The last full snapshot's entries: an unchanged process keeps its entry object (see buildEntry).
   let lastEntries: ReadonlyMap<number, ProcessEntry> = new Map();
   const withCwd = options.cwd !== false;
+  const refreshEvery = Math.max(1, Math.floor(options.cwdRefreshPolls ?? CWD_REFRESH_POLLS));
+  let snapshots = 0;
+  const held = createHeldStats();
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
     const next: IdentityCache = new Map();
     const entries = new Map<number, ProcessEntry>();
+    // The first read holds nothing: a reader read once (a CLI command) keeps no descriptor.
+    const keep = snapshots > 0;
+    const refreshSlot = snapshots % refreshEvery;
+    snapshots += 1;
     for (const pid of listPids()) {
-      const stat = readStatFields(pid);
+      const stat = readHeldStatFields(pid, held, keep);
       if (stat === null) continue;
       const known = cache.get(pid);
       if (known !== undefined) next.set(pid, known);
-      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid));
+      const refreshCwd = pid % refreshEvery === refreshSlot;
+      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid), refreshCwd);
       if (entry !== null) entries.set(pid, entry);
     }
+    held.release(entries);
     cache = next;
     lastEntries = entries;
     return { entries, readAtMs: Date.now() };
@@ -166,7 +189,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     return hasChildrenFiles() ? walkTrees(rootPids) : filterTrees(snapshot(), rootPids);
   }
 
-  return {
+  const reader: LinuxReader = {
     platform: 'linux',
     snapshot,
     snapshotTrees,
@@ -177,5 +200,8 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     readAdopters: async (pids, filter = {}) =>
       hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
     lastAllocatedPid: readLastPid,
+    close: () => held.close(),
   };
+  held.closeWhenCollected(reader);
+  return reader;
 }

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
+import type { HeldStats } from './held-stats.js';
 
 /** Large enough for any stat line (52 numeric fields + a 64-byte comm) and most `children` lists. */
 const READ_BUFFER_BYTES = 16 * 1024;
@@ -46,7 +47,7 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
   const open = bytes.indexOf(OPEN_PAREN);
   const close = bytes.lastIndexOf(CLOSE_PAREN, length - 1);
   if (open < 0 || close < open || close + 2 >= length) return null;
-  const numbers = new Array<number>(LAST_FIELD + 1);
+  const numbers = statNumbers;
   let state = '?';
   let startTicks = '0';
   let field = 3;
@@ -54,7 +55,7 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
   while (field <= LAST_FIELD && at < length) {
     let end = at;
     while (end < length && bytes[end] !== SPACE) end += 1;
-    if (field === 3) state = bytes.toString('latin1', at, end);
+    if (field === 3) state = end === at + 1 ? stateLetter(bytes[at] ?? 0) : bytes.toString('latin1', at, end);
     else if (field === 22) startTicks = bytes.toString('latin1', at, end);
     numbers[field] = parseDecimal(bytes, at, end);
     field += 1;
@@ -62,20 +63,28 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
   }
   // Fewer fields than rss: not a stat line this parser understands.
   if (field <= LAST_FIELD) return null;
-  const number = (n: number): number => numbers[n] ?? Number.NaN;
   return {
     command: bytes.toString('utf8', open + 1, close),
     state: state === '' ? '?' : state,
-    ppid: number(4),
-    pgid: number(5),
-    sid: number(6),
-    flags: number(9),
-    cpuTicks: number(14) + number(15),
-    childCpuTicks: number(16) + number(17),
-    numThreads: number(20),
+    ppid: numbers[4] as number,
+    pgid: numbers[5] as number,
+    sid: numbers[6] as number,
+    flags: numbers[9] as number,
+    cpuTicks: (numbers[14] as number) + (numbers[15] as number),
+    childCpuTicks: (numbers[16] as number) + (numbers[17] as number),
+    numThreads: numbers[20] as number,
     startTicks,
-    rssPages: number(24),
+    rssPages: numbers[24] as number,
   };
+}
+
+/** The fields of the line being parsed; every one up to LAST_FIELD is written before it is read. */
+const statNumbers = new Float64Array(LAST_FIELD + 1);
+/** One-letter states as interned strings: no string made per process for the commonest field. */
+const STATE_LETTERS = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+
+function stateLetter(code: number): string {
+  return code < STATE_LETTERS.length ? (STATE_LETTERS[code] as string) : String.fromCharCode(code);
 }
 
 /** A signed decimal integer in `bytes[start, end)`; NaN for anything else (as `Number()` would). */
@@ -149,6 +158,12 @@ export function readProcText(path: string): string | null {
 /** A stat line is far shorter than the buffer, so it is parsed where it was read. */
 export function readStatFields(pid: number): StatFields | null {
   const length = readShared(`/proc/${pid}/stat`);
+  return length < 0 ? null : parseStatBytes(readBuffer, length);
+}
+
+/** `readStatFields` through a polling reader's held files (see held-stats.ts). */
+export function readHeldStatFields(pid: number, held: HeldStats, keep: boolean): StatFields | null {
+  const length = held.read(pid, readBuffer, keep);
   return length < 0 ? null : parseStatBytes(readBuffer, length);
 }
 
