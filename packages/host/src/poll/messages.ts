@@ -3,7 +3,11 @@ import type { OrphanScan, PortMap, ProcessEntry } from '@treewarden/engine';
 import type { AgentScan } from './agent-observer.js';
 
 export type PollRequest =
-  | { readonly id: number; readonly kind: 'all' }
+  /**
+   * The whole table. `baseSeq` is the last full-table answer the host applied: when it is the
+   * worker's last one, the answer is a delta against it (see TableDelta), otherwise whole.
+   */
+  | { readonly id: number; readonly kind: 'all'; readonly baseSeq: number }
   /** Identity, parentage, groups and state only (no cmdline/cwd): what a kill revalidates with. */
   | { readonly id: number; readonly kind: 'lean' }
   | { readonly id: number; readonly kind: 'trees'; readonly rootPids: readonly number[] }
@@ -14,6 +18,21 @@ export type PollRequest =
   /** One tick of the agent-session observer (its focused read; a full one only now and then). */
   | { readonly id: number; readonly kind: 'agents'; readonly stateDir: string };
 
+/**
+ * A full-table answer as the processes that changed since the table `baseSeq` named (by entry
+ * object: the reader keeps an unchanged process's entry) and the pids that are gone. Most
+ * processes sleep between polls, so this spares the main thread the structured clone of every
+ * entry each poll (~9 ms at 5,000 processes here), and the host keeps its own entry objects for
+ * unchanged processes, which lets what it builds from them skip them too.
+ */
+export interface TableDelta {
+  readonly seq: number;
+  /** null: `changed` is the whole table. */
+  readonly baseSeq: number | null;
+  readonly changed: ReadonlyMap<number, ProcessEntry>;
+  readonly removed: readonly number[];
+}
+
 export type PollResponse =
   | {
       readonly id: number;
@@ -23,6 +42,14 @@ export type PollResponse =
       /** Time the read took inside the worker (for the UI's "poll cost" and for tests). */
       readonly durationMs: number;
       /** The worker's thread id, so tests can prove the read happened off the main thread. */
+      readonly threadId: number;
+    }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly delta: TableDelta;
+      readonly readAtMs: number;
+      readonly durationMs: number;
       readonly threadId: number;
     }
   | {

@@ -9,11 +9,12 @@ import {
   createTableReader,
   findOrphans,
   type PortReader,
+  type ProcessEntry,
   readLeanProcTable,
   statePaths,
 } from '@treewarden/engine';
 import { observeAgents } from './agent-observer.js';
-import type { PollRequest, PollResponse } from './messages.js';
+import type { PollRequest, PollResponse, TableDelta } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
 // kernel's children files); it lives here so its cache is reused across polls.
@@ -24,6 +25,23 @@ let portReader: PortReader | null = null;
 async function readPorts(pids: readonly number[] | null) {
   portReader ??= createPortReader();
   return pids === null ? portReader.readAll() : portReader.readForPids(pids);
+}
+
+// The last full table answered, and its number: the base of the next delta.
+let sent: ReadonlyMap<number, ProcessEntry> | null = null;
+let sentSeq = 0;
+
+/** The full table as a delta against the last one sent, or whole when the host has another base. */
+function deltaOf(entries: ReadonlyMap<number, ProcessEntry>, baseSeq: number): TableDelta {
+  const base = sent !== null && baseSeq === sentSeq ? sent : null;
+  sent = entries;
+  sentSeq += 1;
+  if (base === null) return { seq: sentSeq, baseSeq: null, changed: entries, removed: [] };
+  const changed = new Map<number, ProcessEntry>();
+  for (const [pid, entry] of entries) if (base.get(pid) !== entry) changed.set(pid, entry);
+  const removed: number[] = [];
+  for (const pid of base.keys()) if (!entries.has(pid)) removed.push(pid);
+  return { seq: sentSeq, baseSeq, changed, removed };
 }
 
 async function answer(request: PollRequest): Promise<PollResponse> {
@@ -41,12 +59,14 @@ async function answer(request: PollRequest): Promise<PollResponse> {
       const ports = await readPorts(request.pids);
       return { id: request.id, ok: true, ports, durationMs: performance.now() - started, threadId };
     }
-    const table =
-      request.kind === 'all'
-        ? await reader.readAll()
-        : request.kind === 'lean'
-          ? readLeanProcTable()
-          : await reader.readTrees(request.rootPids);
+    if (request.kind === 'all') {
+      const table = await reader.readAll();
+      if (table === null) return { id: request.id, ok: false, error: 'no process table could be read' };
+      const delta = deltaOf(table.entries, request.baseSeq);
+      const durationMs = performance.now() - started;
+      return { id: request.id, ok: true, delta, readAtMs: table.readAtMs, durationMs, threadId };
+    }
+    const table = request.kind === 'lean' ? readLeanProcTable() : await reader.readTrees(request.rootPids);
     if (table === null) return { id: request.id, ok: false, error: 'no process table could be read' };
     const durationMs = performance.now() - started;
     return { id: request.id, ok: true, entries: table.entries, readAtMs: table.readAtMs, durationMs, threadId };

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { OrphanScan, PortMap, ProcessTable, TableReader } from '@treewarden/engine';
+import type { OrphanScan, PortMap, ProcessEntry, ProcessTable, TableReader } from '@treewarden/engine';
 import type { AgentScan } from './agent-observer.js';
-import type { PollRequest, PollResponse } from './messages.js';
+import type { PollRequest, PollResponse, TableDelta } from './messages.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
 export const WORKER_READ_TIMEOUT_MS = 10_000;
@@ -35,7 +35,10 @@ export interface WorkerTableReader extends TableReader {
 
 export type PollKind = PollRequest['kind'];
 
-type TableRequestBody = { kind: 'all' } | { kind: 'lean' } | { kind: 'trees'; rootPids: readonly number[] };
+type TableRequestBody =
+  | { kind: 'all'; baseSeq: number }
+  | { kind: 'lean' }
+  | { kind: 'trees'; rootPids: readonly number[] };
 type PollRequestBody =
   | TableRequestBody
   | { kind: 'orphans' | 'agents'; stateDir: string }
@@ -86,6 +89,36 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
     });
   }
 
+  // The last full table applied and its number (0: none; the worker's numbers start at 1).
+  let mirror: ReadonlyMap<number, ProcessEntry> = new Map();
+  let mirrorSeq = 0;
+
+  /** The table a delta makes of the mirror; null when it was made against another base. */
+  function applyDelta(delta: TableDelta): ReadonlyMap<number, ProcessEntry> | null {
+    if (delta.baseSeq !== null && delta.baseSeq !== mirrorSeq) return null;
+    let entries: Map<number, ProcessEntry>;
+    if (delta.baseSeq === null) entries = new Map(delta.changed);
+    else {
+      // A new Map each time: a caller may still hold (and compare against) the previous table.
+      entries = new Map(mirror);
+      for (const pid of delta.removed) entries.delete(pid);
+      for (const [pid, entry] of delta.changed) entries.set(pid, entry);
+    }
+    mirror = entries;
+    mirrorSeq = delta.seq;
+    return entries;
+  }
+
+  async function readAll(): Promise<ProcessTable | null> {
+    const response = await send({ kind: 'all', baseSeq: mirrorSeq });
+    if (response === null || !response.ok || !('delta' in response)) return null;
+    const entries = applyDelta(response.delta);
+    if (entries !== null) return { entries, readAtMs: response.readAtMs };
+    // Answered against a base this side never applied (an answer lost to a timeout): ask whole.
+    mirrorSeq = 0;
+    return readAll();
+  }
+
   async function request(body: TableRequestBody): Promise<ProcessTable | null> {
     const response = await send(body);
     if (response === null || !response.ok || !('entries' in response)) return null;
@@ -94,7 +127,7 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
 
   return {
     platform: process.platform,
-    readAll: () => request({ kind: 'all' }),
+    readAll,
     readTrees: (rootPids) => request({ kind: 'trees', rootPids: [...rootPids] }),
     lean: {
       platform: process.platform,

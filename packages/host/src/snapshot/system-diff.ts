@@ -43,6 +43,7 @@ export function diffSystem(
   const upserts: ProcessNode[] = [];
   for (const [key, node] of next) {
     const before = previous.get(key);
+    if (before === node) continue;
     if (before === undefined || !sameNode(before, node)) upserts.push(node);
   }
   const removed: string[] = [];

@@ -22,7 +22,29 @@ export function buildSystemTable(
   const table = new Map<string, ProcessNode>();
   for (const entry of entries.values()) {
     const key = identityKey(entry);
-    table.set(key, toProcessNode(entry, percents.get(key), escapedKeys.has(key), listeningOf));
+    const percent = percents.get(key);
+    const escaped = escapedKeys.has(key);
+    const listening = listeningOf?.(key);
+    const built = builtFrom.get(entry);
+    if (
+      built !== undefined &&
+      built.node.cpuPercent === percent &&
+      built.node.escaped === escaped &&
+      built.listening === listening
+    ) {
+      table.set(key, built.node);
+      continue;
+    }
+    const node = toProcessNode(entry, percent, escaped, listening === undefined ? undefined : () => listening);
+    builtFrom.set(entry, { node, listening });
+    table.set(key, node);
   }
   return table;
 }
+
+/**
+ * The row last built from each entry object. The poll worker's deltas keep an unchanged process's
+ * entry object, so a sleeping process (same entry, 0 % again, same sockets) keeps its row object
+ * too, and the diff after it skips the row by identity instead of comparing its fields.
+ */
+const builtFrom = new WeakMap<ProcessEntry, { readonly node: ProcessNode; readonly listening: unknown }>();
