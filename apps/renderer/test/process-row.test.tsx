@@ -1,11 +1,24 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { basename } from '../src/components/process-row';
 import { ProcessTree } from '../src/components/process-tree';
 import { makeProcess, resetStoreEachTest } from './fixtures';
 
 resetStoreEachTest();
 
 describe('process rows', () => {
+  it('names a command by its last segment only when it is a path; a kernel name with slashes stays whole', () => {
+    expect(basename('/usr/bin/sleep')).toBe('sleep');
+    expect(basename('C:\\Windows\\System32\\svchost.exe')).toBe('svchost.exe');
+    expect(basename('kworker/0:1H-kblockd')).toBe('kworker/0:1H-kblockd');
+    expect(basename('ksoftirqd/0')).toBe('ksoftirqd/0');
+    expect(basename('node')).toBe('node');
+    expect(basename('/')).toBe('/');
+    const kernel = makeProcess({ pid: 14, ppid: 2, command: 'ksoftirqd/0', commandLine: '[ksoftirqd/0]' });
+    render(<ProcessTree runId="run-1" processes={[kernel]} rootPid={14} label="tree" />);
+    expect(document.querySelector('[data-pid="14"]')?.textContent).toContain('ksoftirqd/0');
+  });
+
   it('shows a zombie as one, naming the parent that has not reaped it', () => {
     const parent = makeProcess({ pid: 100, ppid: 1, command: '/usr/bin/sleep', commandLine: 'sleep 60' });
     const zombie = makeProcess({ pid: 101, ppid: 100, state: 'Z', command: 'sleep', commandLine: '[sleep] <defunct>' });

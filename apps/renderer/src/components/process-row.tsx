@@ -93,9 +93,17 @@ export function reaperName(node: ProcessNode, parent: ProcessNode | null, root: 
   return 'a process outside this run';
 }
 
+/**
+ * The name a row shows for a process's command. Only an absolute path is cut to its last segment
+ * (macOS `ps` and Windows give the executable's path); on Linux the command is `comm`, a name that
+ * may itself hold slashes (`kworker/0:1`, `ksoftirqd/0`) and is shown whole: cutting it showed
+ * ksoftirqd/0 as "0".
+ */
 export function basename(command: string): string {
-  const slash = command.lastIndexOf('/');
-  return slash >= 0 ? command.slice(slash + 1) : command;
+  const windows = /^[A-Za-z]:\\/.test(command);
+  if (!command.startsWith('/') && !windows) return command;
+  const cut = Math.max(command.lastIndexOf('/'), windows ? command.lastIndexOf('\\') : -1);
+  return cut >= 0 && cut < command.length - 1 ? command.slice(cut + 1) : command;
 }
 
 function ProcessRowView(props: ProcessRowProps) {
