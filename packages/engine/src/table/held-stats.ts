@@ -24,11 +24,10 @@ export interface HeldStats {
    */
   read(pid: number, buffer: Buffer, keep: boolean): number;
   /** Closes the files of every pid not in `live` (the processes this poll listed). */
-  release(live: ReadonlySet<number> | ReadonlyMap<number, unknown>): void;
+  release(live: { has(pid: number): boolean }): void;
   close(): void;
   /** Closes the held files once `owner` (the reader) is collected, if `close()` was never called. */
   closeWhenCollected(owner: object): void;
-  readonly size: number;
 }
 
 let heldInProcess = 0;
@@ -123,9 +122,6 @@ export function createHeldStats(): HeldStats {
     },
     closeWhenCollected(owner) {
       collected.register(owner, files);
-    },
-    get size() {
-      return files.size;
     },
   };
 }

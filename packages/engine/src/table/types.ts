@@ -67,8 +67,6 @@ export interface TableReader {
   readAdopters?(pids: readonly number[], filter?: AdopterFilter): Promise<ProcessTable | null>;
   /** Optional (Linux): the pid most recently allocated (`ns_last_pid`), to mark a moment in pid order. */
   lastAllocatedPid?(): number | null;
-  /** Gives back what the reader holds between reads (Linux: its open stat files); it stays usable. */
-  close?(): void;
 }
 
 /** Children of adopters left out unread by `readAdopters`. */
