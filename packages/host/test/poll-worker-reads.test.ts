@@ -3,7 +3,8 @@
  * the host applied: every table must still be whole and current (a new process shows, an exited
  * one is gone), each a Map of its own, with an unchanged process's entry the same object as before.
  * The worker's reader holds /proc/PID/stat files open between polls; ending the worker must give
- * every one back to the process (Node closes a terminated worker's descriptors, measured here), or
+ * every one back to the process (Node closes what a worker opened with fs.open when it ends: the
+ * Worker option trackUnmanagedFds, on by default; measured here), or
  * a host started and stopped many times would leak one descriptor per process each time.
  */
 import { spawn } from 'node:child_process';
