@@ -1,39 +1,37 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fixturePath } from '../helpers/index.js';
+import { pidNamespaceUnavailable, runInPidNamespace } from '../helpers/index.js';
 
 /**
  * Pid reuse made real: inside a fresh pid namespace the test forces a killed worker's pid onto an
  * innocent process, and the engine (which must run inside the namespace to see its pid numbers,
  * hence the built dist) is asked to kill the stale identity.
  */
-const ENGINE_DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
-const NAMESPACE_RUN_MS = 20_000;
-
-function unavailableReason(): string | null {
-  if (process.platform !== 'linux') return 'pid namespaces are Linux-only';
-  if (process.getuid?.() !== 0) return 'unshare --pid needs root';
-  if (!existsSync('/usr/bin/unshare')) return 'unshare (util-linux) is not installed';
-  if (!existsSync(`${ENGINE_DIST}kill/kill-tree.js`)) return `the engine is not built (${ENGINE_DIST}); run npx tsc -b`;
-  return null;
+/** One kill's account, as pid-reuse-namespace.mjs reports it. */
+interface KillAccount {
+  readonly result: string;
+  readonly error?: string;
+  readonly timeline: readonly string[];
 }
 
-const reason = unavailableReason();
+/** What pid-reuse-namespace.mjs reports. */
+interface PidReuseResult {
+  readonly reused: boolean;
+  readonly pid: number;
+  readonly staleStart: string;
+  readonly innocentStart: string;
+  readonly direct: KillAccount;
+  readonly owned: KillAccount;
+  readonly innocentAlive: boolean;
+}
+
+const reason = pidNamespaceUnavailable('kill/kill-tree.js');
 
 describe('pid reuse in a pid namespace', () => {
   it.skipIf(reason !== null)(
     `refuses a stale identity and leaves the new process untouched${reason ? ` (skipped: ${reason})` : ''}`,
     async () => {
       // The namespace's init is the fixture; when it exits the kernel ends everything inside.
-      const { stdout } = await promisify(execFile)(
-        '/usr/bin/unshare',
-        ['--pid', '--fork', '--mount-proc', process.execPath, fixturePath('pid-reuse-namespace.mjs'), ENGINE_DIST],
-        { timeout: NAMESPACE_RUN_MS, killSignal: 'SIGKILL' },
-      );
-      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+      const result = await runInPidNamespace<PidReuseResult>('pid-reuse-namespace.mjs');
       expect(result.reused).toBe(true);
       expect(result.innocentStart).not.toBe(result.staleStart);
       const expected = `identity became uncertain: pid ${result.pid} now has start time ${result.innocentStart}, expected ${result.staleStart}`;

@@ -4,12 +4,8 @@
  * leaves out kept trees, strangers, the caller and its ancestors; and a pid recycled inside a
  * pid namespace drags none of the stranger's children in.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { describeEvidence } from '../../src/membership/evidence.js';
 import { callerLine } from '../../src/membership/exclusions.js';
@@ -20,17 +16,15 @@ import { RUN_ID_ENV } from '../../src/run/types.js';
 import { readProcTable } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';
 import {
-  fixturePath,
   identityOf,
   isRunning,
+  pidNamespaceUnavailable,
   pollUntil,
   readReportedPids,
+  runInPidNamespace,
   spawnFixture,
   useProcessTracker,
 } from '../helpers/index.js';
-
-const ENGINE_DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
-const NAMESPACE_RUN_MS = 20_000;
 
 describe('the tracker over real tables', () => {
   const tracker = useProcessTracker();
@@ -131,35 +125,27 @@ describe('the one-shot query over real tables', () => {
   });
 });
 
-function unavailableReason(): string | null {
-  if (process.platform !== 'linux') return 'pid namespaces are Linux-only';
-  if (process.getuid?.() !== 0) return 'unshare --pid needs root';
-  if (!existsSync('/usr/bin/unshare')) return 'unshare (util-linux) is not installed';
-  if (!existsSync(`${ENGINE_DIST}membership/tracker.js`))
-    return `the engine is not built (${ENGINE_DIST}); run npx tsc -b`;
-  return null;
+/** What membership-reuse-namespace.mjs reports. */
+interface MembershipReuseResult {
+  readonly reused: boolean;
+  readonly rootPid: number;
+  readonly memberPid: number;
+  readonly staleStart: string;
+  readonly strangerStart: string;
+  readonly trackedBefore: readonly number[];
+  readonly admittedBeforeRefresh: readonly number[];
+  readonly recycled: readonly number[];
+  readonly queried: readonly { readonly pid: number; readonly reasons: readonly string[] }[];
 }
 
-const reason = unavailableReason();
+const reason = pidNamespaceUnavailable('membership/tracker.js');
 
 describe('a recycled pid in a pid namespace', () => {
   it.skipIf(reason !== null)(
     `admits none of the stranger's tree, by tracker or by query${reason ? ` (skipped: ${reason})` : ''}`,
     async () => {
       // The namespace's init is the fixture; when it exits the kernel ends everything inside.
-      const { stdout } = await promisify(execFile)(
-        '/usr/bin/unshare',
-        [
-          '--pid',
-          '--fork',
-          '--mount-proc',
-          process.execPath,
-          fixturePath('membership-reuse-namespace.mjs'),
-          ENGINE_DIST,
-        ],
-        { timeout: NAMESPACE_RUN_MS, killSignal: 'SIGKILL' },
-      );
-      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+      const result = await runInPidNamespace<MembershipReuseResult>('membership-reuse-namespace.mjs');
       expect(result.reused).toBe(true);
       expect(result.strangerStart).not.toBe(result.staleStart);
       expect(result.trackedBefore).toEqual([result.rootPid, result.memberPid].sort((a, b) => a - b));

@@ -4,29 +4,34 @@
  * recycled pid (forced inside a pid namespace) reads as the new process, `close()` gives back
  * everything; a cwd that moved without the process running shows within CWD_REFRESH_POLLS reads.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { heldStatFiles, openFileLimit } from '../../src/table/held-stats.js';
 import { CWD_REFRESH_POLLS, createLinuxReader } from '../../src/table/linux-reader.js';
-import { fixturePath, makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../helpers/index.js';
+import {
+  makeTempDir,
+  pidNamespaceUnavailable,
+  pollUntil,
+  removeTempDir,
+  runInPidNamespace,
+  useProcessTracker,
+} from '../helpers/index.js';
 
-const ENGINE_DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
-const NAMESPACE_RUN_MS = 20_000;
 const LINE_WAIT_MS = 10_000;
 /** A refresh period no pid of this machine meets within a test (pid % it equals the read count). */
 const NO_REFRESH_POLLS = 2 ** 30;
 
-function namespaceUnavailable(): string | null {
-  if (process.getuid?.() !== 0) return 'unshare --pid needs root';
-  if (!existsSync('/usr/bin/unshare')) return 'unshare (util-linux) is not installed';
-  if (!existsSync(`${ENGINE_DIST}table/linux-reader.js`)) return `the engine is not built (${ENGINE_DIST})`;
-  return null;
+/** What held-stat-reuse-namespace.mjs reports (identities as startTime and command). */
+interface HeldReuseResult {
+  readonly reused: boolean;
+  readonly heldBefore: boolean;
+  readonly stale: { readonly startTime: string; readonly command: string } | null;
+  readonly seen: { readonly startTime: string; readonly command: string } | null;
+  readonly innocent: { readonly startTime: string; readonly command: string } | null;
 }
 
 interface ReadyShell {
@@ -95,28 +100,16 @@ describe('held stat files', () => {
     expect(openFileLimit()).toBeGreaterThan(0);
   });
 
-  const reason = namespaceUnavailable();
+  const reason = pidNamespaceUnavailable('table/linux-reader.js');
   it.skipIf(reason !== null)(
     `reads a recycled pid as the new process, never as the one its held file named${reason ? ` (skipped: ${reason})` : ''}`,
     async () => {
-      const { stdout } = await promisify(execFile)(
-        '/usr/bin/unshare',
-        [
-          '--pid',
-          '--fork',
-          '--mount-proc',
-          process.execPath,
-          fixturePath('held-stat-reuse-namespace.mjs'),
-          ENGINE_DIST,
-        ],
-        { timeout: NAMESPACE_RUN_MS, killSignal: 'SIGKILL' },
-      );
-      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+      const result = await runInPidNamespace<HeldReuseResult>('held-stat-reuse-namespace.mjs');
       expect(result.reused).toBe(true);
       expect(result.heldBefore).toBe(true);
       expect(result.stale).toMatchObject({ command: 'sleep' });
       expect(result.seen).toEqual(result.innocent);
-      expect(result.seen.command).toBe('tail');
+      expect(result.seen).toMatchObject({ command: 'tail' });
     },
   );
 });
