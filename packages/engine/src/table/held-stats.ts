@@ -6,15 +6,16 @@
  * so a failed read closes the file and the pid is read anew by path.
  *
  * What holding costs: one descriptor each and, in the kernel, the seq_file's page kept with it
- * (4 KiB a file), so every reader in this process shares one budget (HELD_STAT_BUDGET, or half
- * of the open-file limit where that is smaller); processes beyond it are read by path.
+ * (4 KiB a file), so every reader in this thread shares one budget (HELD_STAT_BUDGET, or half
+ * of the open-file limit where that is smaller; a worker thread has its own, and Treewarden polls
+ * the full table in one thread only); processes beyond it are read by path.
  * Only a reader that polls holds anything: files are kept from its second read on, so a one-shot
  * reader (a CLI command) never keeps a descriptor. `close()` gives them back; a reader dropped
  * without it gives them back when it is collected.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
-/** At most this many files held open in the whole process (32 MiB of kernel pages at 4 KiB each). */
+/** At most this many files held open by the readers of one thread (32 MiB of kernel pages at 4 KiB each). */
 export const HELD_STAT_BUDGET = 8192;
 
 export interface HeldStats {
@@ -126,7 +127,7 @@ export function createHeldStats(): HeldStats {
   };
 }
 
-/** How many stat files this process holds open now, over every reader (for tests and the bench). */
+/** How many stat files this thread's readers hold open now (for tests and the bench). */
 export function heldStatFiles(): number {
   return heldInProcess;
 }
