@@ -39,7 +39,7 @@ function contendersFor(
   host: HostPoll,
   large: boolean,
 ): { contenders: Map<string, Contender>; close: () => void } {
-  // Created first, so the warm reader's stat files come first out of the process's budget for them.
+  // Created first, so the warm reader's stat files come first out of this thread's budget for them.
   const reader = createLinuxReader();
   const noCwd = createLinuxReader({ cwd: false });
   // Warm the identity caches, as a poller's every read after the first is.
