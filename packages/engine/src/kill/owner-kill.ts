@@ -1,7 +1,8 @@
 /**
  * The revalidated tree kill, as the headless agent runner does it and then some:
  *   observe → SIGTERM the graceful roots → wait (bounded) → freeze (SIGSTOP until no new member
- *   appears) → SIGKILL every owned group deepest first → verify (bounded, re-observing and
+ *   appears; without a grace period its first round goes out through pidfds pinned to the members
+ *   at the last tree walk, before the first look) → SIGKILL every owned group deepest first → verify (bounded, re-observing and
  *   re-killing late forks) → retry (KILL_ATTEMPTS in all), falling back to a direct kill of the
  *   root when a tree signal fails → `kill_failed` with the survivors.
  * Why freeze: a stopped process cannot fork, yet stays alive as the ancestry anchor of whatever
@@ -16,6 +17,7 @@ import { IdentityUncertainError } from '../ownership/errors.js';
 import type { SignalRequest } from '../ownership/signal-plan.js';
 import type { ObserveScope, RevalidatingTreeOwner, SignalReport } from '../ownership/tree-owner.js';
 import { otherUserMessage, SignalRefusedError } from '../signal/guards.js';
+import type { SignalResult } from '../signal/types.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
 import { createTimeline, type Timeline } from './timeline.js';
@@ -124,20 +126,29 @@ async function waitForDeath(run: KillRun, wait: DeathWait): Promise<ProcessIdent
 }
 
 /**
- * Watches a frozen, killed tree die: it cannot fork, so only its own pids matter. Each poll
- * re-reads the first member not yet seen dead and stops there, so waiting costs one read per
- * poll instead of one per member; at the bound, a full read of the owned pids gives the survivors.
+ * Watches a frozen, killed tree die: it cannot fork, so only its own pids matter. While the first
+ * member not yet seen dead lives, each poll re-reads it alone (one read per poll, not one per
+ * member); once it is dead, the rest are read in one batch, as most died with it. At the bound, a
+ * full read of the owned pids gives the survivors.
  */
 async function waitForFrozenTreeDeath(run: KillRun, boundMs: number): Promise<ProcessIdentity[]> {
   const readPids = run.owner.reader.readPids;
   if (readPids === undefined) return waitForDeath(run, { boundMs, pollMs: VERIFY_POLL_MS, confirm: 'none' });
   const deadline = performance.now() + boundMs;
-  const pending = [...run.owner.members()];
+  const dead = (identity: ProcessIdentity, table: ProcessTable | null) => {
+    const entry = table?.entries.get(identity.pid);
+    return entry === undefined || entry.startTime !== identity.startTime || isZombie(entry);
+  };
+  let pending = [...run.owner.members()];
   while (pending.length > 0 && performance.now() < deadline) {
-    const next = pending[0] as ProcessIdentity;
-    const entry = (await readPids([next.pid]))?.entries.get(next.pid);
-    if (entry === undefined || entry.startTime !== next.startTime || isZombie(entry)) pending.shift();
-    else await sleep(VERIFY_POLL_MS);
+    const first = pending[0] as ProcessIdentity;
+    if (!dead(first, await readPids([first.pid]))) {
+      await sleep(VERIFY_POLL_MS);
+      continue;
+    }
+    const rest = pending.slice(1);
+    const table = rest.length === 0 ? null : await readPids(rest.map((member) => member.pid));
+    pending = rest.filter((member) => !dead(member, table));
   }
   // Every identity was seen dead, one by one: no survivors to re-read.
   if (pending.length === 0) return [];
@@ -161,8 +172,14 @@ interface Freeze {
  * not stopped. Each SIGSTOP is revalidated on a fresh tree read (whole machine where that read
  * cannot vouch for a group, see ownership/tree-view.ts).
  */
-async function freeze(run: KillRun): Promise<Freeze> {
-  for (let round = 1; round <= FREEZE_ROUNDS; round += 1) {
+async function freeze(run: KillRun, pinned?: ReadonlySet<string>): Promise<Freeze> {
+  let round = 1;
+  if (pinned !== undefined) {
+    // Round 1 went out through pinned pidfds before the kill's first look, which was its check read.
+    if (run.owner.members().every((member) => pinned.has(identityKey(member)))) return { converged: true };
+    round = 2;
+  }
+  for (; round <= FREEZE_ROUNDS; round += 1) {
     let report: SignalReport;
     try {
       report = await run.owner.signal('SIGSTOP', revalidatedRequest(run));
@@ -187,6 +204,42 @@ async function freeze(run: KillRun): Promise<Freeze> {
     }
   }
   return { converged: false };
+}
+
+/**
+ * Freeze round 1 with no read before it: SIGSTOP to every live member through the pidfd the
+ * owner's reader pinned to it on its last tree walk (table/held-stats.ts). A pidfd names one
+ * process, so this reaches no recycled pid, and no group, so no stranger in one. It runs only when
+ * every live member has a pinned pidfd and was this user's at that walk, else nothing is sent
+ * (null) and the freeze starts with a read as before. A member forked since that walk is not
+ * stopped here: the check read that follows finds it under its stopped parent (round 2).
+ */
+function stopThroughPinned(run: KillRun): ReadonlySet<string> | null {
+  const { owner } = run;
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const signalPinned = owner.signals.signalPinned?.bind(owner.signals);
+  if (signalPinned === undefined || owner.reader.pinnedPidfds === undefined || uid === undefined) return null;
+  const members = owner.members();
+  if (owner.uncertainty() !== null || members.length === 0) return null;
+  const pidfds = owner.reader.pinnedPidfds(members, uid);
+  if (pidfds === null) return null;
+  run.frozen = true;
+  const reached: number[] = [];
+  try {
+    for (const member of members) {
+      if (signalPinned(member, pidfds.get(member.pid) as number, 'SIGSTOP') !== 'sent') continue;
+      reached.push(member.pid);
+      run.stopped.set(identityKey(member), member);
+    }
+  } catch {
+    // A protected target: resume what was stopped and let the read-first path refuse it with its reason.
+    thaw(run, []);
+    run.stopped.clear();
+    run.frozen = false;
+    return null;
+  }
+  run.timeline.add({ action: 'stop', pids: reached, detail: 'freeze round 1 (pinned pidfds)' });
+  return new Set(members.map(identityKey));
 }
 
 /** Remembers what a SIGSTOP reached, so a kill that ends short continues all of it, not only members. */
@@ -298,11 +351,12 @@ async function attemptTreeKill(
   attempt: number,
   survivors: ProcessIdentity[],
   bounds: KillBounds,
+  pinned: ReadonlySet<string> | null,
 ): Promise<ProcessIdentity[]> {
   let remaining = survivors;
   if (attempt === 1 && bounds.graceMs > 0) remaining = await terminateGracefully(run, bounds.graceMs);
   if (remaining.length === 0) return remaining;
-  const frozen = await freeze(run);
+  const frozen = await freeze(run, attempt === 1 && pinned !== null ? pinned : undefined);
   await killOnce(run);
   if (!frozen.converged) {
     // A freeze a fork loop outran may have lost members anywhere: only the whole machine tells.
@@ -333,11 +387,15 @@ export async function killOwnedTree(owner: KillableOwner, options: KillOptions =
     graceMs: Math.max(0, options.graceMs ?? DEFAULT_GRACE_MS),
     verifyMs: Math.max(0, options.verifyTimeoutMs ?? VERIFY_TIMEOUT_MS),
   };
+  // Without a grace period the first freeze round can go out before any read, through pinned
+  // pidfds; the first look is then that round's check read.
+  const pinned = bounds.graceMs === 0 ? stopThroughPinned(run) : null;
   const initial = await observeInitially(run);
   run.timeline.add({ action: 'observe', pids: initial.map((m) => m.pid) });
   const uncertain = owner.uncertainty() ?? otherUsersMember(run, initial);
   if (uncertain !== null) {
     run.timeline.add({ action: 'refused', detail: uncertain });
+    thaw(run, []);
     return outcome(run, 'refused', 0, [], uncertain);
   }
   if (initial.length === 0) return outcome(run, 'already_gone', 0, []);
@@ -346,7 +404,7 @@ export async function killOwnedTree(owner: KillableOwner, options: KillOptions =
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     if (attempt > 1) run.timeline.add({ action: 'retry', detail: `attempt ${attempt} of ${attempts}` });
     try {
-      survivors = await attemptTreeKill(run, attempt, survivors, bounds);
+      survivors = await attemptTreeKill(run, attempt, survivors, bounds, pinned);
     } catch (error) {
       if (isRefusal(error)) {
         run.timeline.add({ action: 'refused', detail: error.message });
@@ -370,6 +428,18 @@ export async function killOwnedTree(owner: KillableOwner, options: KillOptions =
 }
 
 /**
+ * SIGCONT to one identity: through the pidfd a walk pinned to it where there is one (whatever its
+ * uid now: a member that became another user's by a setuid exec after the pinned SIGSTOP reached
+ * it must not be left stopped by us), else identity-checked by pid.
+ */
+function continueProcess(owner: KillableOwner, target: ProcessIdentity): SignalResult {
+  const pidfd = owner.reader.pinnedPidfds?.([target])?.get(target.pid);
+  if (pidfd !== undefined && owner.signals.signalPinned !== undefined)
+    return owner.signals.signalPinned(target, pidfd, 'SIGCONT');
+  return owner.signals.signalProcess(target, 'SIGCONT');
+}
+
+/**
  * Survivors of a failed or refused kill, and anything else our SIGSTOP reached, are not left
  * frozen (identity-checked SIGCONT; the dead answer ESRCH and are skipped).
  */
@@ -381,7 +451,7 @@ function thaw(run: KillRun, survivors: readonly ProcessIdentity[]): void {
   for (const survivor of survivors) stopped.set(identityKey(survivor), survivor);
   for (const survivor of stopped.values()) {
     try {
-      if (run.owner.signals.signalProcess(survivor, 'SIGCONT') === 'sent') resumed.push(survivor.pid);
+      if (continueProcess(run.owner, survivor) === 'sent') resumed.push(survivor.pid);
     } catch {
       // Protected or gone: nothing to thaw.
     }

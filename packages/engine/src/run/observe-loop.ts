@@ -8,7 +8,6 @@
  */
 import type { RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import type { TreeOwner } from '../ownership/types.js';
-import { createLinuxReader } from '../table/linux-reader.js';
 import { identityKey, type ProcessIdentity, type ProcessTable, type TableReader } from '../table/types.js';
 
 export const RUN_POLL_INTERVAL_MS = 250;
@@ -26,7 +25,9 @@ export function ownedTreeRefresh(
   owner: RevalidatingTreeOwner,
   reader?: TableReader,
 ): () => Promise<ProcessTable | null> {
-  const treeReader = reader ?? (process.platform === 'linux' ? createLinuxReader() : undefined);
+  // The owner's own reader by default: a walk holds the trees' /proc files (linux-reader.ts), so
+  // the kill that ends this run re-reads them as one pread each instead of opening them cold.
+  const treeReader = reader ?? (process.platform === 'linux' ? owner.reader : undefined);
   if (treeReader === undefined) {
     return async () => {
       await owner.observe();

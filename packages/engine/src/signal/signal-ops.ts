@@ -47,6 +47,14 @@ export function killWithResult(target: number, signal: SignalName): SignalResult
   }
 }
 
+/** pidfd_send_signal's answer as a SignalResult. */
+function pidfdResult(errno: number, target: ProcessIdentity, signal: SignalName): SignalResult {
+  if (errno === 0) return 'sent';
+  if (errno === ESRCH) return 'gone';
+  if (errno === EPERM) return 'eperm';
+  throw new Error(`pidfd_send_signal(${target.pid}, ${String(signal)}) failed with errno ${errno}`);
+}
+
 function sendThroughPidfd(
   pidfd: PidfdApi,
   target: ProcessIdentity,
@@ -63,11 +71,7 @@ function sendThroughPidfd(
     // The fd pins whatever process held the pid when it was opened; if that is still our
     // identity now, it was our identity at open time too (it existed before the open).
     if (readStartTime(target.pid) !== target.startTime) return 'gone';
-    const errno = pidfd.send(opened.fd, signalNumber(signal));
-    if (errno === 0) return 'sent';
-    if (errno === ESRCH) return 'gone';
-    if (errno === EPERM) return 'eperm';
-    throw new Error(`pidfd_send_signal(${target.pid}, ${String(signal)}) failed with errno ${errno}`);
+    return pidfdResult(pidfd.send(opened.fd, signalNumber(signal)), target, signal);
   } finally {
     pidfd.close(opened.fd);
   }
@@ -89,5 +93,13 @@ export function createSignalOps(options: SignalOpsOptions = {}): SignalOps {
       assertSignallableGroup(pgid);
       return killWithResult(-pgid, signal);
     },
+    ...(pidfd === null
+      ? {}
+      : {
+          signalPinned(target: ProcessIdentity, fd: number, signal: SignalName): SignalResult {
+            assertSignallablePid(target.pid);
+            return pidfdResult(pidfd.send(fd, signalNumber(signal)), target, signal);
+          },
+        }),
   };
 }

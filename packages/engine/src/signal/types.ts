@@ -11,4 +11,10 @@ export interface SignalOps {
   /** Signals one process; on Linux through a pidfd opened after an identity check. */
   signalProcess(target: ProcessIdentity, signal: SignalName): SignalResult;
   signalGroup(pgid: number, signal: SignalName): SignalResult;
+  /**
+   * Optional (Linux): signals `target` through a pidfd already pinned to it (a tree walk's, see
+   * table/held-stats.ts), with no read: the pidfd names that process or none. Protected targets
+   * still throw SignalRefusedError first.
+   */
+  signalPinned?(target: ProcessIdentity, pidfd: number, signal: SignalName): SignalResult;
 }

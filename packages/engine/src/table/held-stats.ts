@@ -11,9 +11,11 @@
  * the full table in one thread only); processes beyond it are read by path.
  * Only a reader that polls holds anything: files are kept from its second read on, so a one-shot
  * reader (a CLI command) never keeps a descriptor. `close()` gives them back; a reader dropped
- * without it gives them back when it is collected.
+ * without it gives them back when it is collected. A tree walk holds more per process
+ * (HeldTreeFiles: its children list and a pidfd pinned to it), under the same budget.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import type { ProcessIdentity } from './types.js';
 
 /** At most this many files held open by the readers of one thread (32 MiB of kernel pages at 4 KiB each). */
 export const HELD_STAT_BUDGET = 8192;
@@ -29,6 +31,34 @@ export interface HeldStats {
   close(): void;
   /** Closes the held files once `owner` (the reader) is collected, if `close()` was never called. */
   closeWhenCollected(owner: object): void;
+}
+
+/**
+ * A tree walk's files: each process's `stat`, its main thread's `children` list and (where the
+ * platform has them) a pidfd, held together and dropped together. A held `children` file of a
+ * reaped process reads empty rather than failing, so the set lives and dies with its `stat` (read
+ * first in a walk): once that answers ESRCH all are closed and the pid is read anew by path.
+ *
+ * The pidfd is pinned without a read of its own: it is opened after the stat file and before that
+ * file's first read. A successful read then shows that the process the stat file names was not
+ * reaped by then, so it held the pid throughout, and the pidfd opened in between names it too. A
+ * signal through it reaches that process or nobody (ESRCH), never a later holder of the pid: the
+ * kill's first freeze round needs no read before it (kill/owner-kill.ts).
+ */
+export interface HeldTreeFiles extends HeldStats {
+  /**
+   * Reads `/proc/PID/task/PID/children` into `buffer` through the file held beside the pid's stat
+   * (opened and held on its first read while the stat is held): its length, or -1 where it holds
+   * no stat for the pid or the read failed (the caller reads by path).
+   */
+  readChildren(pid: number, buffer: Buffer): number;
+  /** What the walk just read through the held stat of `pid`: its start time and uid (`pinned` checks them). */
+  noteIdentity(pid: number, startTime: string, uid: number): void;
+  /**
+   * The pidfd pinned to `identity` when the held process is that identity (and, with `uid`, ran as
+   * that uid at its last read); null otherwise (nothing held, another identity, another uid).
+   */
+  pinned(identity: ProcessIdentity, uid?: number): number | null;
 }
 
 let heldInProcess = 0;
@@ -69,8 +99,46 @@ const collected = new FinalizationRegistry<Map<number, number>>((files) => {
   files.clear();
 });
 
+/** Opens a pidfd for `pid` (null where the platform, kernel or process says no). */
+export type PidfdOpener = (pid: number) => number | null;
+
+interface HeldProcess {
+  readonly stat: number;
+  children: number | null;
+  readonly pidfd: number | null;
+  startTime: string | null;
+  uid: number;
+}
+
 export function createHeldStats(): HeldStats {
-  const files = new Map<number, number>();
+  return createHeldTreeFiles();
+}
+
+/** `openPidfd`: pin a pidfd to each process held from a read by path (a walk's store); none for a poll's. */
+export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
+  const held = new Map<number, HeldProcess>();
+  /** Every held descriptor, for the collected-reader registry. */
+  const all = new Map<number, number>();
+
+  function count(fd: number): void {
+    all.set(fd, fd);
+    heldInProcess += 1;
+  }
+
+  function release(fd: number): void {
+    all.delete(fd);
+    heldInProcess -= 1;
+    closeQuietly(fd);
+  }
+
+  function dropProcess(pid: number): void {
+    const files = held.get(pid);
+    if (files === undefined) return;
+    held.delete(pid);
+    release(files.stat);
+    if (files.children !== null) release(files.children);
+    if (files.pidfd !== null) release(files.pidfd);
+  }
 
   function readByPath(pid: number, buffer: Buffer, keep: boolean): number {
     let fd: number;
@@ -79,50 +147,92 @@ export function createHeldStats(): HeldStats {
     } catch {
       return -1;
     }
+    // Between the stat file's open and its first read: see HeldTreeFiles for why that pins it.
+    const pidfd = keep && openPidfd !== undefined ? openPidfd(pid) : null;
     let length = -1;
     try {
       length = readSync(fd, buffer, 0, buffer.length, 0);
     } catch {
       // ESRCH: it exited between open and read.
     }
-    if (keep && length > 0 && heldInProcess < processBudget()) {
-      files.set(pid, fd);
-      heldInProcess += 1;
+    const needed = pidfd === null ? 1 : 2;
+    if (keep && length > 0 && heldInProcess + needed <= processBudget()) {
+      held.set(pid, { stat: fd, children: null, pidfd, startTime: null, uid: -1 });
+      count(fd);
+      if (pidfd !== null) count(pidfd);
+    } else {
+      closeQuietly(fd);
+      if (pidfd !== null) closeQuietly(pidfd);
+    }
+    return length;
+  }
+
+  function openChildren(pid: number, files: HeldProcess, buffer: Buffer): number {
+    let fd: number;
+    try {
+      fd = openSync(`/proc/${pid}/task/${pid}/children`, 'r');
+    } catch {
+      return -1;
+    }
+    let length = -1;
+    try {
+      length = readSync(fd, buffer, 0, buffer.length, 0);
+    } catch {
+      // Gone between open and read: the path read will say so too.
+    }
+    if (length >= 0 && heldInProcess < processBudget()) {
+      files.children = fd;
+      count(fd);
     } else closeQuietly(fd);
     return length;
   }
 
   return {
     read(pid, buffer, keep) {
-      const fd = files.get(pid);
-      if (fd === undefined) return readByPath(pid, buffer, keep);
+      const files = held.get(pid);
+      if (files === undefined) return readByPath(pid, buffer, keep);
       try {
-        const length = readSync(fd, buffer, 0, buffer.length, 0);
+        const length = readSync(files.stat, buffer, 0, buffer.length, 0);
         if (length > 0) return length;
       } catch {
-        // ESRCH: the process this file named was reaped.
+        // ESRCH: the process these files named was reaped.
       }
-      files.delete(pid);
-      heldInProcess -= 1;
-      closeQuietly(fd);
+      dropProcess(pid);
       // The pid may hold a later process now: that one is read, and held, by path.
       return readByPath(pid, buffer, keep);
     },
-    release(live) {
-      for (const [pid, fd] of files) {
-        if (live.has(pid)) continue;
-        files.delete(pid);
-        heldInProcess -= 1;
-        closeQuietly(fd);
+    readChildren(pid, buffer) {
+      const files = held.get(pid);
+      if (files === undefined) return -1;
+      if (files.children === null) return openChildren(pid, files, buffer);
+      try {
+        // An empty list is an answer: a leaf, or a process reaped since its stat was read.
+        return readSync(files.children, buffer, 0, buffer.length, 0);
+      } catch {
+        release(files.children);
+        files.children = null;
+        return -1;
       }
     },
+    noteIdentity(pid, startTime, uid) {
+      const files = held.get(pid);
+      if (files === undefined) return;
+      files.startTime = startTime;
+      files.uid = uid;
+    },
+    pinned(identity, uid) {
+      const files = held.get(identity.pid);
+      if (files === undefined || files.pidfd === null) return null;
+      return files.startTime === identity.startTime && (uid === undefined || files.uid === uid) ? files.pidfd : null;
+    },
+    release(live) {
+      for (const pid of held.keys()) if (!live.has(pid)) dropProcess(pid);
+    },
     close() {
-      for (const fd of files.values()) closeQuietly(fd);
-      heldInProcess -= files.size;
-      files.clear();
+      for (const pid of [...held.keys()]) dropProcess(pid);
     },
     closeWhenCollected(owner) {
-      collected.register(owner, files);
+      collected.register(owner, all);
     },
   };
 }

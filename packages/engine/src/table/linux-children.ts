@@ -1,10 +1,12 @@
 /**
  * Children of a process from `/proc/PID/task/TID/children` (CONFIG_PROC_CHILDREN). A child is
  * listed under the thread that forked it, so a multi-threaded parent needs every task read; a
- * single-threaded one (stat field 20 = 1) needs only its own, which saves listing the task dir.
+ * single-threaded one (stat field 20 = 1) needs only its own, which saves listing the task dir,
+ * and can be read through a file held beside its stat (held-stats.ts): one pread per walk.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { readProcText } from './linux-stat.js';
+import type { HeldTreeFiles } from './held-stats.js';
+import { readHeldChildren, readProcText } from './linux-stat.js';
 
 let childrenFilesExist: boolean | undefined;
 
@@ -37,10 +39,11 @@ function listTasks(pid: number): string[] {
  * one of those threads (not to a reaper) until the last one is gone. Such children are neither
  * under a reaper yet nor anywhere else: skipping the zombie would lose them for a whole read.
  */
-export function readChildPids(pid: number, numThreads: number, zombie = false): number[] {
+export function readChildPids(pid: number, numThreads: number, zombie = false, held?: HeldTreeFiles): number[] {
   const children: number[] = [];
   if (numThreads <= 1 && !zombie) {
-    parseChildList(readProcText(`/proc/${pid}/task/${pid}/children`), children);
+    const path = `/proc/${pid}/task/${pid}/children`;
+    parseChildList((held === undefined ? null : readHeldChildren(pid, held)) ?? readProcText(path), children);
     return children;
   }
   for (const tid of listTasks(pid)) parseChildList(readProcText(`/proc/${pid}/task/${tid}/children`), children);

@@ -7,12 +7,13 @@
  */
 
 import { statSync } from 'node:fs';
-import { createHeldStats } from './held-stats.js';
+import { loadPidfd } from '../signal/pidfd.js';
+import { createHeldStats, createHeldTreeFiles, type PidfdOpener } from './held-stats.js';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
 import { listPids, readHeldStatFields, readProcText, readStatFields, type StatFields } from './linux-stat.js';
 import { filterTrees } from './trees.js';
-import type { AdopterFilter, ProcessEntry, ProcessTable, TableReader } from './types.js';
+import type { AdopterFilter, ProcessEntry, ProcessIdentity, ProcessTable, TableReader } from './types.js';
 
 /** Above this many cached identities without a full snapshot to prune them, start over. */
 export const MAX_CACHED_IDENTITIES = 65_536;
@@ -31,7 +32,9 @@ export interface LinuxReader extends TableReader {
   snapshot(): ProcessTable;
   /** The given roots and their live descendants, synchronously. */
   snapshotTrees(rootPids: readonly number[]): ProcessTable;
-  /** Gives back the stat files held between polls (the reader stays usable). */
+  /** The pidfds its walks pinned (always there on Linux; see TableReader). */
+  pinnedPidfds(identities: readonly ProcessIdentity[], uid?: number): ReadonlyMap<number, number> | null;
+  /** Gives back the files held between polls and walks (the reader stays usable). */
   close(): void;
 }
 
@@ -89,6 +92,12 @@ function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
   };
 }
 
+/** Opens a pidfd through the pidfd API, loaded at the first walk (a poll-only reader never loads it). */
+const openPidfd: PidfdOpener = (pid) => {
+  const opened = loadPidfd()?.open(pid);
+  return opened !== undefined && 'fd' in opened ? opened.fd : null;
+};
+
 export interface LinuxReaderOptions {
   /** false: entries carry no cwd (one readlink per process saved); for owners, which never use it. */
   readonly cwd?: boolean;
@@ -104,6 +113,11 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   const refreshEvery = Math.max(1, Math.floor(options.cwdRefreshPolls ?? CWD_REFRESH_POLLS));
   let snapshots = 0;
   const held = createHeldStats();
+  // A kill reads the same members within milliseconds (before its freeze, after it, while they
+  // die), a run's refresh every 250 ms: a walk holds each process's stat and children files until
+  // a walk no longer reaches it, so a re-read is one pread each (same process, or nothing), and a
+  // pidfd pinned to it, through which the kill's first SIGSTOP needs no read.
+  const treeFiles = createHeldTreeFiles(openPidfd);
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
@@ -134,14 +148,16 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     const pending = [...rootPids];
     for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
       if (entries.has(pid) || pid <= 0) continue;
-      const stat = readStatFields(pid);
+      const stat = readHeldStatFields(pid, treeFiles, true);
       if (stat === null) continue;
       const entry = buildEntry(pid, stat, cache, withCwd);
       if (entry === null) continue;
       entries.set(pid, entry);
+      treeFiles.noteIdentity(pid, entry.startTime, entry.uid);
       // A zombie may still hold children on its exiting threads (see readChildPids): read them all.
-      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z'));
+      pending.push(...readChildPids(pid, stat.numThreads, stat.state === 'Z', treeFiles));
     }
+    treeFiles.release(entries);
     return { entries, readAtMs: Date.now() };
   }
 
@@ -177,7 +193,8 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   function snapshotPids(pids: readonly number[]): ProcessTable {
     const entries = new Map<number, ProcessEntry>();
     for (const pid of pids) {
-      const stat = readStatFields(pid);
+      // Through a walk's held file where there is one; nothing new is held for a pid read.
+      const stat = readHeldStatFields(pid, treeFiles, false);
       const entry = stat === null ? null : buildEntry(pid, stat, cache, withCwd);
       if (entry !== null) entries.set(pid, entry);
     }
@@ -200,8 +217,21 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     readAdopters: async (pids, filter = {}) =>
       hasChildrenFiles() ? orNull(() => snapshotAdopters(pids, filter)) : null,
     lastAllocatedPid: readLastPid,
-    close: () => held.close(),
+    pinnedPidfds(identities, uid) {
+      const pidfds = new Map<number, number>();
+      for (const identity of identities) {
+        const pidfd = treeFiles.pinned(identity, uid);
+        if (pidfd === null) return null;
+        pidfds.set(identity.pid, pidfd);
+      }
+      return pidfds;
+    },
+    close: () => {
+      held.close();
+      treeFiles.close();
+    },
   };
   held.closeWhenCollected(reader);
+  treeFiles.closeWhenCollected(reader);
   return reader;
 }

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
-import type { HeldStats } from './held-stats.js';
+import type { HeldStats, HeldTreeFiles } from './held-stats.js';
 
 /** Large enough for any stat line (52 numeric fields + a 64-byte comm) and most `children` lists. */
 const READ_BUFFER_BYTES = 16 * 1024;
@@ -165,6 +165,15 @@ export function readStatFields(pid: number): StatFields | null {
 export function readHeldStatFields(pid: number, held: HeldStats, keep: boolean): StatFields | null {
   const length = held.read(pid, readBuffer, keep);
   return length < 0 ? null : parseStatBytes(readBuffer, length);
+}
+
+/**
+ * A children list through a walk's held files; null where none is held or the list fills the
+ * buffer (the path read takes any length).
+ */
+export function readHeldChildren(pid: number, held: HeldTreeFiles): string | null {
+  const length = held.readChildren(pid, readBuffer);
+  return length < 0 || length >= READ_BUFFER_BYTES ? null : readBuffer.toString('latin1', 0, length);
 }
 
 /** Every numeric entry of /proc: the thread-group leaders, i.e. the processes. */

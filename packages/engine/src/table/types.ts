@@ -67,6 +67,12 @@ export interface TableReader {
   readAdopters?(pids: readonly number[], filter?: AdopterFilter): Promise<ProcessTable | null>;
   /** Optional (Linux): the pid most recently allocated (`ns_last_pid`), to mark a moment in pid order. */
   lastAllocatedPid?(): number | null;
+  /**
+   * Optional (Linux): the pidfd a tree walk pinned to each of these identities (held-stats.ts),
+   * by pid, when every one has one (and, with `uid`, ran as that uid at the last walk that reached
+   * it); else null. Valid until the reader's next walk: use them at once.
+   */
+  pinnedPidfds?(identities: readonly ProcessIdentity[], uid?: number): ReadonlyMap<number, number> | null;
 }
 
 /** Children of adopters left out unread by `readAdopters`. */
