@@ -179,6 +179,10 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
       observeTable(latest, true);
     }
     if (options.runId === undefined || options.runId === '') return latest;
+    // No pid handed out since the last sweep: an escape is a process created since, so none can
+    // have landed where orphans go (the read below would look only at pids after this mark).
+    if (sweepPidMark !== null && sweepStartMark === sweepPidMark)
+      return latest ?? { entries: new Map(), readAtMs: Date.now() };
     const adopted =
       reader.readAdopters === undefined
         ? null
