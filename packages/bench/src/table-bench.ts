@@ -39,7 +39,11 @@ function contendersFor(
   host: HostPoll,
   large: boolean,
 ): { contenders: Map<string, Contender>; close: () => void } {
-  // Created first, so the warm reader's stat files come first out of this thread's budget for them.
+  // A run's owner walks its tree with a reader of its own from the run's start (its refresh), so
+  // it holds that tree's files before any full read here takes this thread's budget for them.
+  const treeReader = createLinuxReader({ cwd: false });
+  treeReader.snapshotTrees([ownedRoot]);
+  // Created next, so the warm reader's stat files come out of the budget before the others'.
   const reader = createLinuxReader();
   const noCwd = createLinuxReader({ cwd: false });
   // Warm the identity caches, as a poller's every read after the first is.
@@ -49,7 +53,7 @@ function contendersFor(
     [NAMES.snapshot, () => reader.snapshot()],
     [NAMES.cold, () => createLinuxReader().snapshot()],
     [NAMES.noCwd, () => noCwd.snapshot()],
-    [NAMES.tree, () => reader.snapshotTrees([ownedRoot])],
+    [NAMES.tree, () => treeReader.snapshotTrees([ownedRoot])],
     [NAMES.host, () => host.poll()],
     [NAMES.floor, reusedBufferStatLoop],
     [NAMES.syscalls, statSyscallsLoop],
@@ -65,6 +69,7 @@ function contendersFor(
   return {
     contenders,
     close: () => {
+      treeReader.close();
       reader.close();
       noCwd.close();
     },

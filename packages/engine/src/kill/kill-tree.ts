@@ -33,7 +33,12 @@ export async function killTree(target: ProcessIdentity, options: KillTreeOptions
   // The request names the identity the caller saw: a live process with another start time on
   // that pid is refused outright, even when a run cookie could anchor the rest of the tree.
   await owner.observe();
-  const recycled = owner.rootRecycled();
-  if (recycled !== null) return refusedOutcome(target, recycled);
-  return killOwnedTree(owner, options);
+  try {
+    const recycled = owner.rootRecycled();
+    if (recycled !== null) return refusedOutcome(target, recycled);
+    return await killOwnedTree(owner, options);
+  } finally {
+    // The owner made its reader: give back the files its walks held (nothing reads after this kill).
+    if (options.reader === undefined) owner.reader.close?.();
+  }
 }

@@ -383,6 +383,8 @@ class RunSupervisor implements Run {
     if (this.phase === 'ended') return;
     this.cancelTimeout();
     this.loop?.stop();
+    // The owner's own reader held the tree's /proc files and pidfds for its refresh and kill.
+    if (this.reader === undefined) this.owner?.reader.close?.();
     const tails = (await this.output?.finish()) ?? { stdoutTail: '', stderrTail: '' };
     const exit = this.root?.exit() ?? null;
     // rmdir only succeeds on an empty cgroup: kept descendants or survivors keep theirs (a leak for `orphans`).

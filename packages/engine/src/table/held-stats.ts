@@ -148,7 +148,9 @@ export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
       return -1;
     }
     // Between the stat file's open and its first read: see HeldTreeFiles for why that pins it.
-    const pidfd = keep && openPidfd !== undefined ? openPidfd(pid) : null;
+    // Only where both can be held: a pidfd opened to be closed again pins nothing.
+    const canHoldBoth = keep && heldInProcess + 2 <= processBudget();
+    const pidfd = canHoldBoth && openPidfd !== undefined ? openPidfd(pid) : null;
     let length = -1;
     try {
       length = readSync(fd, buffer, 0, buffer.length, 0);

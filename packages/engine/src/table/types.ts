@@ -73,6 +73,8 @@ export interface TableReader {
    * it); else null. Valid until the reader's next walk: use them at once.
    */
   pinnedPidfds?(identities: readonly ProcessIdentity[], uid?: number): ReadonlyMap<number, number> | null;
+  /** Optional: gives back the files it holds between reads (descriptors); it stays usable. */
+  close?(): void;
 }
 
 /** Children of adopters left out unread by `readAdopters`. */

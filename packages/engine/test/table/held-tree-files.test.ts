@@ -3,14 +3,22 @@
  * and a pidfd pinned to it; a re-read through the held children file shows a child forked since;
  * a reaped process gives all three back; `close()` gives back everything. A pidfd pinned to a
  * process that was reaped reaches nobody, even when its pid was forced onto another process
- * (a pid namespace), and the next walk pins the new process instead.
+ * (a pid namespace), and the next walk pins the new process instead. A kill of a named tree gives
+ * back what its walks held.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { killTree } from '../../src/kill/kill-tree.js';
 import { heldStatFiles } from '../../src/table/held-stats.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
-import { pidNamespaceUnavailable, pollUntil, runInPidNamespace, useProcessTracker } from '../helpers/index.js';
+import {
+  identityOf,
+  pidNamespaceUnavailable,
+  pollUntil,
+  runInPidNamespace,
+  useProcessTracker,
+} from '../helpers/index.js';
 
 /** What held-tree-reuse-namespace.mjs reports. */
 interface HeldTreeReuseResult {
@@ -74,6 +82,20 @@ describe.skipIf(process.platform !== 'linux')('held tree files', () => {
     reader.snapshotTrees([againPid]);
     expect(heldStatFiles() - before).toBe(FILES_PER_PROCESS);
     reader.close();
+    expect(heldStatFiles()).toBe(before);
+  });
+
+  it('are given back when a kill of a named tree ends', async () => {
+    const shell = spawn('/bin/sh', ['-c', 'sleep 300 & sleep 300 & wait'], { detached: true, stdio: 'ignore' });
+    const shellPid = tracker.trackChild(shell, { detached: true });
+    await pollUntil(() => createLinuxReader({ cwd: false }).snapshotTrees([shellPid]).entries.size === 3, {
+      deadlineMs: 10_000,
+      description: 'the shell and its two sleepers',
+    });
+    const before = heldStatFiles();
+    const outcome = await killTree(identityOf(shellPid), { graceMs: 0 });
+    expect(outcome.result).toBe('killed');
+    expect(outcome.killed).toHaveLength(3);
     expect(heldStatFiles()).toBe(before);
   });
 
