@@ -203,16 +203,19 @@ async function measure(
   releaseFile: string,
 ): Promise<{ ms: number; survivors: number; members: number }> {
   const tree = await buildTree(variant, releaseFile);
+  let owner: ReturnType<typeof createTreeOwner> | undefined;
   try {
     // Treewarden's owner observed the tree while it was whole, as a run supervisor does: a whole
     // read, then the owned-tree refresh its observe loop repeats every RUN_POLL_INTERVAL_MS.
-    const owner = createTreeOwner(tree.rootIdentity, { runId: tree.runId });
+    owner = createTreeOwner(tree.rootIdentity, { runId: tree.runId });
     await owner.observe();
     await ownedTreeRefresh(owner)();
     const alive = await disrupt(variant, tree, releaseFile);
     const ms = await runContender(contender, tree, alive, owner);
     return { ms, survivors: survivorsOf(alive).length, members: alive.length };
   } finally {
+    // As a run's end does: the owner's reader gives back the files and pidfds its walks held.
+    owner?.reader.close?.();
     cleanUp(tree);
     await waitFor(() => tree.members.every(isDead));
   }
