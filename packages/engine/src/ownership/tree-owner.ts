@@ -91,10 +91,13 @@ export interface RevalidatingTreeOwner extends TreeOwner {
   signal(signal: SignalName, request?: SignalRequest): Promise<SignalReport>;
 }
 
-/** The owner's default reader: on Linux /proc without cwd (ownership never looks at it). */
+/**
+ * The owner's default reader: on Linux /proc without cwd (ownership never looks at it), its walks
+ * pinning a pidfd to each member for the kill (table/held-stats.ts).
+ */
 function createOwnerReader(): TableReader {
   return process.platform === 'linux' && existsSync('/proc/self/stat')
-    ? createLinuxReader({ cwd: false })
+    ? createLinuxReader({ cwd: false, pinPidfds: true })
     : createTableReader();
 }
 

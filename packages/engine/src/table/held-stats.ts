@@ -93,14 +93,28 @@ function closeQuietly(fd: number): void {
 }
 
 /** Closes what a collected reader still held (its map is all the registry keeps alive). */
-const collected = new FinalizationRegistry<Map<number, number>>((files) => {
-  for (const fd of files.values()) closeQuietly(fd);
-  heldInProcess -= files.size;
+const collected = new FinalizationRegistry<HeldDescriptors>(({ files, pidfds }) => {
+  for (const fd of files) closeQuietly(fd);
+  for (const [fd, close] of pidfds) close(fd);
+  heldInProcess -= files.size + pidfds.size;
   files.clear();
+  pidfds.clear();
 });
 
-/** Opens a pidfd for `pid` (null where the platform, kernel or process says no). */
-export type PidfdOpener = (pid: number) => number | null;
+/** Every descriptor a store holds, for the collected-reader registry: files, and pidfds with their closer. */
+interface HeldDescriptors {
+  readonly files: Set<number>;
+  readonly pidfds: Map<number, (fd: number) => void>;
+}
+
+/**
+ * Opens a pidfd for `pid` (null where the platform, kernel or process says no) and closes one. A
+ * pidfd is not Node's to close: a worker thread warns about, and tracks, only what fs.open opened.
+ */
+export interface PidfdHandles {
+  open(pid: number): number | null;
+  close(fd: number): void;
+}
 
 interface HeldProcess {
   readonly stat: number;
@@ -114,21 +128,27 @@ export function createHeldStats(): HeldStats {
   return createHeldTreeFiles();
 }
 
-/** `openPidfd`: pin a pidfd to each process held from a read by path (a walk's store); none for a poll's. */
-export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
+/** `pidfdHandles`: pin a pidfd to each process held from a read by path (a walk's store); none for a poll's. */
+export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles {
   const held = new Map<number, HeldProcess>();
-  /** Every held descriptor, for the collected-reader registry. */
-  const all = new Map<number, number>();
+  const all: HeldDescriptors = { files: new Set(), pidfds: new Map() };
+  const closePidfd = (fd: number) => pidfdHandles?.close(fd);
 
   function count(fd: number): void {
-    all.set(fd, fd);
+    all.files.add(fd);
     heldInProcess += 1;
   }
 
   function release(fd: number): void {
-    all.delete(fd);
+    all.files.delete(fd);
     heldInProcess -= 1;
     closeQuietly(fd);
+  }
+
+  function releasePidfd(fd: number): void {
+    all.pidfds.delete(fd);
+    heldInProcess -= 1;
+    closePidfd(fd);
   }
 
   function dropProcess(pid: number): void {
@@ -137,7 +157,7 @@ export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
     held.delete(pid);
     release(files.stat);
     if (files.children !== null) release(files.children);
-    if (files.pidfd !== null) release(files.pidfd);
+    if (files.pidfd !== null) releasePidfd(files.pidfd);
   }
 
   function readByPath(pid: number, buffer: Buffer, keep: boolean): number {
@@ -150,7 +170,7 @@ export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
     // Between the stat file's open and its first read: see HeldTreeFiles for why that pins it.
     // Only where both can be held: a pidfd opened to be closed again pins nothing.
     const canHoldBoth = keep && heldInProcess + 2 <= processBudget();
-    const pidfd = canHoldBoth && openPidfd !== undefined ? openPidfd(pid) : null;
+    const pidfd = canHoldBoth && pidfdHandles !== undefined ? pidfdHandles.open(pid) : null;
     let length = -1;
     try {
       length = readSync(fd, buffer, 0, buffer.length, 0);
@@ -161,10 +181,13 @@ export function createHeldTreeFiles(openPidfd?: PidfdOpener): HeldTreeFiles {
     if (keep && length > 0 && heldInProcess + needed <= processBudget()) {
       held.set(pid, { stat: fd, children: null, pidfd, startTime: null, uid: -1 });
       count(fd);
-      if (pidfd !== null) count(pidfd);
+      if (pidfd !== null) {
+        all.pidfds.set(pidfd, closePidfd);
+        heldInProcess += 1;
+      }
     } else {
       closeQuietly(fd);
-      if (pidfd !== null) closeQuietly(pidfd);
+      if (pidfd !== null) closePidfd(pidfd);
     }
     return length;
   }

@@ -8,7 +8,7 @@
 
 import { statSync } from 'node:fs';
 import { loadPidfd } from '../signal/pidfd.js';
-import { createHeldStats, createHeldTreeFiles, type PidfdOpener } from './held-stats.js';
+import { createHeldStats, createHeldTreeFiles, type PidfdHandles } from './held-stats.js';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
 import { listPids, readHeldStatFields, readProcText, readStatFields, type StatFields } from './linux-stat.js';
@@ -92,10 +92,15 @@ function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
   };
 }
 
-/** Opens a pidfd through the pidfd API, loaded at the first walk (a poll-only reader never loads it). */
-const openPidfd: PidfdOpener = (pid) => {
-  const opened = loadPidfd()?.open(pid);
-  return opened !== undefined && 'fd' in opened ? opened.fd : null;
+/** pidfds through the pidfd API, loaded at the first walk (a poll-only reader never loads it). */
+const pidfdHandles: PidfdHandles = {
+  open(pid) {
+    const opened = loadPidfd()?.open(pid);
+    return opened !== undefined && 'fd' in opened ? opened.fd : null;
+  },
+  close(fd) {
+    loadPidfd()?.close(fd);
+  },
 };
 
 export interface LinuxReaderOptions {
@@ -103,6 +108,11 @@ export interface LinuxReaderOptions {
   readonly cwd?: boolean;
   /** CWD_REFRESH_POLLS unless given; 1 re-reads every cwd on every snapshot. */
   readonly cwdRefreshPolls?: number;
+  /**
+   * true: each walk also pins a pidfd to every process it holds (`pinnedPidfds`), for a tree
+   * owner's kill; a reader that only shows trees (the host's poll worker) holds no pidfd.
+   */
+  readonly pinPidfds?: boolean;
 }
 
 export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
@@ -115,9 +125,9 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   const held = createHeldStats();
   // A kill reads the same members within milliseconds (before its freeze, after it, while they
   // die), a run's refresh every 250 ms: a walk holds each process's stat and children files until
-  // a walk no longer reaches it, so a re-read is one pread each (same process, or nothing), and a
-  // pidfd pinned to it, through which the kill's first SIGSTOP needs no read.
-  const treeFiles = createHeldTreeFiles(openPidfd);
+  // a walk no longer reaches it, so a re-read is one pread each (same process, or nothing), and (an
+  // owner's reader) a pidfd pinned to it, through which the kill's first SIGSTOP needs no read.
+  const treeFiles = createHeldTreeFiles(options.pinPidfds === true ? pidfdHandles : undefined);
 
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.

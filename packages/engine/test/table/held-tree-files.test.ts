@@ -32,7 +32,7 @@ interface HeldTreeReuseResult {
   readonly innocentPinned: boolean;
 }
 
-/** stat, children and a pidfd for each walked process. */
+/** stat, children and (for an owner's reader) a pidfd for each walked process. */
 const FILES_PER_PROCESS = 3;
 const uid = process.getuid?.() ?? -1;
 
@@ -48,7 +48,7 @@ describe.skipIf(process.platform !== 'linux')('held tree files', () => {
     const shellPid = tracker.trackChild(shell, { detached: true });
     await once(shell, 'spawn');
     const before = heldStatFiles();
-    const reader = createLinuxReader({ cwd: false });
+    const reader = createLinuxReader({ cwd: false, pinPidfds: true });
     const first = reader.snapshotTrees([shellPid]);
     expect([...first.entries.keys()]).toEqual([shellPid]);
     // The children file is opened at its first read, in the walk, beside the stat and the pidfd.
@@ -81,6 +81,19 @@ describe.skipIf(process.platform !== 'linux')('held tree files', () => {
     await once(again, 'spawn');
     reader.snapshotTrees([againPid]);
     expect(heldStatFiles() - before).toBe(FILES_PER_PROCESS);
+    reader.close();
+    expect(heldStatFiles()).toBe(before);
+  });
+
+  it('hold no pidfd for a reader that only shows trees', async () => {
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pid = tracker.trackChild(sleeper);
+    await once(sleeper, 'spawn');
+    const before = heldStatFiles();
+    const reader = createLinuxReader();
+    const entry = reader.snapshotTrees([pid]).entries.get(pid);
+    expect(heldStatFiles() - before).toBe(FILES_PER_PROCESS - 1);
+    expect(reader.pinnedPidfds([{ pid, startTime: entry?.startTime ?? '' }])).toBeNull();
     reader.close();
     expect(heldStatFiles()).toBe(before);
   });
