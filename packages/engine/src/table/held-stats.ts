@@ -93,9 +93,9 @@ function closeQuietly(fd: number): void {
 }
 
 /** Closes what a collected reader still held (its map is all the registry keeps alive). */
-const collected = new FinalizationRegistry<HeldDescriptors>(({ files, pidfds }) => {
+const collected = new FinalizationRegistry<HeldDescriptors>(({ files, pidfds, closePidfd }) => {
   for (const fd of files) closeQuietly(fd);
-  for (const [fd, close] of pidfds) close(fd);
+  for (const fd of pidfds) closePidfd(fd);
   heldInProcess -= files.size + pidfds.size;
   files.clear();
   pidfds.clear();
@@ -104,7 +104,8 @@ const collected = new FinalizationRegistry<HeldDescriptors>(({ files, pidfds }) 
 /** Every descriptor a store holds, for the collected-reader registry: files, and pidfds with their closer. */
 interface HeldDescriptors {
   readonly files: Set<number>;
-  readonly pidfds: Map<number, (fd: number) => void>;
+  readonly pidfds: Set<number>;
+  readonly closePidfd: (fd: number) => void;
 }
 
 /**
@@ -131,8 +132,8 @@ export function createHeldStats(): HeldStats {
 /** `pidfdHandles`: pin a pidfd to each process held from a read by path (a walk's store); none for a poll's. */
 export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles {
   const held = new Map<number, HeldProcess>();
-  const all: HeldDescriptors = { files: new Set(), pidfds: new Map() };
   const closePidfd = (fd: number) => pidfdHandles?.close(fd);
+  const all: HeldDescriptors = { files: new Set(), pidfds: new Set(), closePidfd };
 
   function count(fd: number): void {
     all.files.add(fd);
@@ -182,7 +183,7 @@ export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles 
       held.set(pid, { stat: fd, children: null, pidfd, startTime: null, uid: -1 });
       count(fd);
       if (pidfd !== null) {
-        all.pidfds.set(pidfd, closePidfd);
+        all.pidfds.add(pidfd);
         heldInProcess += 1;
       }
     } else {
