@@ -1,4 +1,4 @@
-/** Exit statuses of the `treewarden` CLI; documented in the README. */
+/** Exit statuses of the `treewarden` CLI; documented in the README and docs/CLI.md. */
 export const EXIT_OK = 0;
 /** A runtime failure that is not one of the outcomes below (e.g. no process table). */
 export const EXIT_FAILURE = 1;

@@ -32,7 +32,7 @@ import { formatMs, formatRatio, markdownTable, measureCpuMs, median, sleep } fro
 /** Processes alive during the measurement, the session's tree included. */
 export const AGENT_BENCH_LOAD = 1_000;
 /**
- * The issues' budgets: idle ≤ 0.5 % of a core (issue 19 halved the first 1 %); a leak reported
+ * The budgets: idle ≤ 0.5 % of a core (it was 1 % before the incremental focused read); a leak reported
  * ≤ 2 s after its session died at worst, and within half a second at the median (the product's
  * promise for leaked MCP servers).
  */
@@ -75,7 +75,7 @@ function newWatcher(stateRoot: string, fullScanIntervalMs?: number) {
 }
 
 interface FocusedReadCost {
-  /** The watcher's read: children derived from new pids (issue 19). */
+  /** The watcher's read: children derived from new pids. */
   readonly incremental: number;
   /** Every followed process's children read from its per-thread files (the read before). */
   readonly exact: number;
@@ -111,7 +111,7 @@ async function focusedReadCost(stateRoot: string, ticks: number): Promise<Focuse
 }
 
 /**
- * The full scan's read, before and after issue 19 in one run: a reader that reads every process's
+ * The full scan's read, before and after the cwd change in one run: a reader that reads every process's
  * cwd (the watcher's read before) against the cwd-less read with cwd for the session's processes only.
  */
 async function fullReadCost(stateRoot: string, ticks: number): Promise<{ everyCwd: number; sessionCwd: number }> {

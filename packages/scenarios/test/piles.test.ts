@@ -1,5 +1,5 @@
 /**
- * Pile-up scenarios (issue 17) on real fake-agent trees: under Treewarden the engine's alert names
+ * Pile-up scenarios on real fake-agent trees: under Treewarden the engine's alert names
  * exactly the pile inside the live session, the trim ends exactly it, and every innocent (the agent
  * itself, the members it keeps, a second live session, an unrelated marker-less process) lives on;
  * --naive names the innocents the users' `pkill -f` patterns would hit (computed, never run). Either

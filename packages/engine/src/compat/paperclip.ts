@@ -1,5 +1,6 @@
 /**
- * `@treewarden/engine/compat/paperclip`: the server-restart supervisor's API, as a thin adapter
+ * `@treewarden/engine/compat/paperclip`: the process-tree owner API of Paperclip's server-restart
+ * supervisor (`createProcessTreeOwner`, `stopOwnedProcessTree`, `readProcessTable`), as a thin adapter
  * over the engine's revalidating tree owner (ownership/). `child` is the Node ChildProcess the
  * caller spawned (normally `detached`, so it leads its own process group). Every signal re-reads
  * the table and is refused ("identity became uncertain") exactly as the engine refuses it.

@@ -1,5 +1,5 @@
 /**
- * The revalidated tree kill, as the headless agent runner does it and then some:
+ * The revalidated tree kill (docs/ARCHITECTURE.md "How a kill works" numbers these steps):
  *   observe → SIGTERM the graceful roots → wait (bounded) → freeze (SIGSTOP until no new member
  *   appears; without a grace period its first round goes out through pidfds pinned to the members
  *   at the last tree walk, before the first look) → SIGKILL every owned group deepest first → verify (bounded, re-observing and

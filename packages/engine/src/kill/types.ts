@@ -10,7 +10,7 @@ import type { ProcessIdentity } from '../table/types.js';
 
 /** Default time between SIGTERM to the graceful roots and SIGKILL to every owned group. */
 export const DEFAULT_GRACE_MS = 3000;
-/** Tree-kill attempts in all before `kill_failed` (the headless agent runner's floor). */
+/** Tree-kill attempts in all before `kill_failed`: one retry of a kill that did not take. */
 export const KILL_ATTEMPTS = 2;
 
 // What a kill can end in and the timeline's actions: the protocol's vocabulary, shared with every UI.

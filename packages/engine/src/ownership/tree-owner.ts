@@ -1,5 +1,5 @@
 /**
- * Owns one process tree the way the server-restart supervisor does: every member remembered by
+ * Owns one process tree by polling the table: every member remembered by
  * identity, re-read before every signal, the whole signal refused when identity became uncertain.
  * The kill (kill/owner-kill.ts `killOwnedTree(owner, options)`) drives graceful SIGTERM, freeze,
  * SIGKILL, verify and retry on top of the revalidated observe and signal this owner exposes.

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 
-/** Output cap of the `ps` inspector (the server-restart supervisor's bound). */
+/** Output cap of the `ps` inspector: past it the inspector is killed and yields no table, never a partial one. */
 export const MAX_INSPECTOR_OUTPUT_BYTES = 1024 * 1024;
 /** Time bound of one inspector run; `ps -ax` takes well under a second even with 10,000 processes. */
 export const INSPECTOR_TIMEOUT_MS = 5_000;

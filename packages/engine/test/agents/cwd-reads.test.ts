@@ -1,5 +1,5 @@
 /**
- * The observer reads cwd only where a session or a leak shows it (issue 19's idle cost), over real
+ * The observer reads cwd only where a session or a leak shows it (it keeps the idle observer cheap), over real
  * processes: a fake Claude session's processes, a marker carrier outside its tree and a process a
  * remembered record names all carry their real cwd; a bystander without agent evidence carries
  * none, in the full scan and in the focused read (an evidence-less orphan under pid 1).

@@ -1,5 +1,5 @@
 /**
- * The focused read's incremental children (issue 19's idle cost) over real processes: once a
+ * The focused read's incremental children (it keeps the idle observer cheap) over real processes: once a
  * process has been followed, its children come from the new pids' and its followed descendants'
  * stat lines instead of its per-thread `children` files. Each way a process gains a child is
  * tried: a fork by a followed member, a setsid escape, a grandchild reparented to pid 1 or to a

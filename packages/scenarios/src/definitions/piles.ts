@@ -1,5 +1,5 @@
 /**
- * Pile-ups inside a live agent session (issue 17): none of these is an orphan, so no leak finder
+ * Pile-ups inside a live agent session: none of these is an orphan, so no leak finder
  * sees them. Each starts a fake Claude session that stays live and holds one pile, a second live
  * fake session and an unrelated marker-less process; the engine's alert judgement must name exactly
  * the pile, the trim must end exactly it, and every innocent (the agent itself, the members it
