@@ -80,8 +80,16 @@ function checkEngineLayer(where, target, problems) {
  */
 const BUILT_OUTPUT_UNDER_TEST = new Set(['apps/desktop/test/support/load-main.ts']);
 
-/** Loaded by the engine (no zod) and bundled by the renderer: plain constants only. */
-const IMPORT_FREE_VOCABULARY = 'packages/protocol/src/vocabulary.ts';
+/**
+ * Loaded by the engine (no zod) and bundled by the renderer: the shared words and the rules both
+ * sides of the wire apply, each importing nothing.
+ */
+const IMPORT_FREE_SHARED = new Set([
+  'packages/protocol/src/vocabulary.ts',
+  'packages/protocol/src/limit-text.ts',
+  'packages/protocol/src/usage-window.ts',
+  'packages/protocol/src/identity-key.ts',
+]);
 
 const NODE_BUILTINS = new Set(createRequire(import.meta.url)('node:module').builtinModules);
 
@@ -150,8 +158,10 @@ function checkFile(workspaces, file, graph, problems) {
   const isTest = workspace === undefined || isTestFile(workspace, file);
   const rule = workspace && !isTest ? RULES[workspace.name] : undefined;
   const imports = importsOf(file);
-  if (where === IMPORT_FREE_VOCABULARY && imports.length > 0) {
-    problems.push(`${where}: imports ${imports.join(', ')}; the shared vocabulary must import nothing`);
+  if (IMPORT_FREE_SHARED.has(where.split(sep).join('/')) && imports.length > 0) {
+    problems.push(
+      `${where}: imports ${imports.join(', ')}; a module shared by engine and renderer must import nothing`,
+    );
   }
   for (const specifier of imports) {
     if (specifier.startsWith('.')) {

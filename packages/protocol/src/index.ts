@@ -4,10 +4,12 @@ export * from './bridge.js';
 export * from './commands.js';
 export * from './envelope.js';
 export * from './events.js';
+export * from './identity-key.js';
 export * from './leak-notice.js';
 export * from './limit-text.js';
 export * from './model.js';
 export * from './ports.js';
+export * from './usage-window.js';
 export * from './vocabulary.js';
 
 export const PROTOCOL_VERSION = 1;

@@ -1,9 +1,7 @@
 import type { Identity, ProcessNode } from '@treewarden/protocol';
 
-/** The `pid:startTime` key the host uses in systemDiff.removed; a pid alone is never an identity. */
-export function identityKey(identity: Pick<Identity, 'pid' | 'startTime'>): string {
-  return `${identity.pid}:${identity.startTime}`;
-}
+/** The `pid:startTime` key the host uses in systemDiff.removed (one home: the protocol's identity-key). */
+export { identityKey } from '@treewarden/protocol';
 
 export function identityOf(node: ProcessNode): Identity {
   return { pid: node.pid, startTime: node.startTime };

@@ -3,6 +3,7 @@
  * flags — a process that spins a core for minutes, or whose memory keeps growing. Flags are
  * advice only: nothing here ever leads to a signal.
  */
+import { memoryGrowthOver, spinLowest } from '@treewarden/protocol';
 import { formatBytes, formatDuration, formatPercent } from './format';
 import type { Sample } from './history';
 
@@ -11,7 +12,6 @@ export type Trend = 'rising' | 'falling' | 'steady';
 /** A change smaller than this share of the series' own scale is "steady", not a trend. */
 const STEADY_SHARE = 0.1;
 const MS_PER_MINUTE = 60_000;
-const BYTES_PER_MIB = 1024 * 1024;
 
 /** Least-squares slope of values against their index (per step). */
 function slopePerStep(values: readonly number[]): number {
@@ -81,56 +81,22 @@ export interface Flag {
   reason: string;
 }
 
-/** "Keeps growing": at least this share of the steps in the window do not go down. */
-export const GROWTH_STEP_SHARE = 0.7;
-
-/** The samples of the last `minutes`, or null when the history does not reach that far back yet. */
-function windowOf(samples: readonly Sample[], minutes: number): Sample[] | null {
-  const last = samples.at(-1);
-  if (last === undefined) return null;
-  const from = last.atMs - minutes * MS_PER_MINUTE;
-  const first = samples[0] as Sample;
-  if (first.atMs > from) return null;
-  return samples.filter((sample) => sample.atMs >= from);
-}
-
 export function cpuSpinFlag(samples: readonly Sample[], settings: FlagSettings): Flag | null {
-  const window = windowOf(samples, settings.cpuMinutes);
-  if (window === null || window.length < 2) return null;
-  // An unknown sample is no evidence of a spin: only a window measured throughout can flag.
-  const percents = window.map((sample) => sample.cpuPercent);
-  if (!percents.every((percent) => percent !== null && percent >= settings.cpuPercent)) return null;
-  const lowest = Math.min(...knownValues(percents));
+  // The window's intervals must all be measured at or above the bar (the anchor rule, usage-window.ts).
+  const lowest = spinLowest(samples, settings.cpuPercent, settings.cpuMinutes * MS_PER_MINUTE);
+  if (lowest === null) return null;
   return {
     kind: 'cpu',
     reason: `CPU at or above ${settings.cpuPercent} % for ${settings.cpuMinutes} min (lowest ${formatPercent(lowest)} %)`,
   };
 }
 
-function growthPerMinute(from: Sample, to: Sample): number {
-  const minutes = (to.atMs - from.atMs) / MS_PER_MINUTE;
-  return minutes > 0 ? (to.memoryBytes - from.memoryBytes) / BYTES_PER_MIB / minutes : 0;
-}
-
 export function memoryGrowthFlag(samples: readonly Sample[], settings: FlagSettings): Flag | null {
-  const window = windowOf(samples, settings.memoryMinutes);
-  if (window === null || window.length < 3) return null;
-  const first = window[0] as Sample;
-  const last = window.at(-1) as Sample;
-  const minutes = (last.atMs - first.atMs) / MS_PER_MINUTE;
-  if (minutes <= 0) return null;
-  const rate = growthPerMinute(first, last);
-  if (rate < settings.memoryMibPerMinute) return null;
-  // Still growing at the end: one jump followed by a plateau is not "keeps growing".
-  const middle = window[Math.floor((window.length - 1) / 2)] as Sample;
-  if (growthPerMinute(middle, last) < settings.memoryMibPerMinute / 2) return null;
-  let rising = 0;
-  for (let i = 1; i < window.length; i += 1)
-    if ((window[i] as Sample).memoryBytes >= (window[i - 1] as Sample).memoryBytes) rising += 1;
-  if (rising / (window.length - 1) < GROWTH_STEP_SHARE) return null;
+  const growth = memoryGrowthOver(samples, settings.memoryMibPerMinute, settings.memoryMinutes * MS_PER_MINUTE);
+  if (growth === null) return null;
   return {
     kind: 'memory',
-    reason: `Memory grew ${formatBytes(first.memoryBytes)} → ${formatBytes(last.memoryBytes)} in ${Math.round(minutes)} min (${rate.toFixed(0)} MiB/min, at least ${settings.memoryMibPerMinute})`,
+    reason: `Memory grew ${formatBytes(growth.fromBytes)} → ${formatBytes(growth.toBytes)} in ${Math.round(growth.spanMs / MS_PER_MINUTE)} min (${growth.mibPerMinute.toFixed(0)} MiB/min, at least ${settings.memoryMibPerMinute})`,
   };
 }
 

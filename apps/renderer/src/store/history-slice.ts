@@ -46,20 +46,21 @@ function mayFlag(ring: SampleRing, settings: FlagSettings): boolean {
   if (ring.size < 2) return false;
   const newest = ring.size - 1;
   const newestAtMs = ring.timeAt(newest);
-  // A flag needs history reaching back its whole window (trend.ts windowOf), a spin a spinning newest sample.
+  // A flag needs history reaching back its whole window (usage-window.ts windowAnchor), a spin a spinning newest sample.
   // An unknown CPU (NaN) compares false, as the null it stands for did.
   const spinWindowFrom = newestAtMs - settings.cpuMinutes * MS_PER_MINUTE;
   if (ring.timeAt(0) <= spinWindowFrom && ring.cpuAt(newest) >= settings.cpuPercent) return true;
-  // A growth needs the window's first-to-last rate at the threshold (memoryGrowthFlag's first test).
+  // A growth needs the rate from the window's anchor to the newest sample at the threshold
+  // (memoryGrowthOver's first test; the anchor is the newest sample at or before the window's start).
   const growthWindowFrom = newestAtMs - settings.memoryMinutes * MS_PER_MINUTE;
   if (ring.timeAt(0) > growthWindowFrom) return false;
-  // The first sample inside the window; times only grow along the ring, so a binary search.
+  // Times only grow along the ring: a binary search for the last index at or before the start.
   let first = 0;
   let last = newest;
   while (first < last) {
-    const middle = (first + last) >>> 1;
-    if (ring.timeAt(middle) >= growthWindowFrom) last = middle;
-    else first = middle + 1;
+    const middle = (first + last + 1) >>> 1;
+    if (ring.timeAt(middle) <= growthWindowFrom) first = middle;
+    else last = middle - 1;
   }
   const minutes = (newestAtMs - ring.timeAt(first)) / MS_PER_MINUTE;
   return (

@@ -90,9 +90,8 @@ export interface AdopterFilter {
   readonly allocatedAfter?: number;
 }
 
-export function identityKey(identity: ProcessIdentity): string {
-  return `${identity.pid}:${identity.startTime}`;
-}
+/** The one spelling of an identity as a map key, shared with the host and the renderer. */
+export { identityKey } from '@treewarden/protocol/identity-key';
 
 export function sameIdentity(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.pid === b.pid && a.startTime === b.startTime;
