@@ -10,8 +10,8 @@
  * - the engine imports the host, the CLI, the desktop app, the scenarios or the bench;
  * - the protocol imports anything but zod and its own files;
  * - a test imports another package's dist or reaches into another package by relative path;
- * - inside the engine, a folder imports one it lies under (ownership/ or signal/ importing kill/,
- *   signal/ importing ownership/): the kill is a function of an owner, not a method of it;
+ * - inside a package, a folder imports one layered above it (PACKAGE_LAYERS: each package's folders
+ *   under src/, bottom first), or a folder has no place in that order: no folder-level cycle;
  * - two or more modules of a package import each other (a cycle), except the listed known cycles,
  *   each of which must still exist exactly as listed (so a fixed one is taken off the list).
  */
@@ -52,24 +52,92 @@ const RULES = {
   },
 };
 
-/** Engine folders (under packages/engine/src) and the folders layered above them, which they never import. */
-const ENGINE_LAYERS = {
-  signal: ['ownership', 'kill'],
-  ownership: ['kill'],
+/**
+ * Each package's folders under src/, bottom layer first. A module may import its own folder and
+ * the folders listed before it, never one after it: an import against this order fails, and so
+ * does a folder missing from its package's list (add it where it belongs). A strict order has no
+ * folder-level cycle, so this is also the cycle check between folders. docs/ARCHITECTURE.md draws
+ * the engine's order from this list; a package not listed here has no folders under src/.
+ */
+const PACKAGE_LAYERS = {
+  'packages/engine': [
+    'runtime', // waits with bounds, capabilities, native calls (pidfd), the environment
+    'state', // the private state dir
+    'table', // process tables and identity
+    'signal', // guarded signalling
+    'membership', // evidence of who belongs to a run: run cookies, the tracker, the one-shot query
+    'ownership', // the revalidating tree owner
+    'kill', // the revalidated tree kill
+    'classify', // outcome classification
+    'run', // the run supervisor
+    'ports', // listeners by identity
+    'ledger', // the append-only ledger
+    'ending', // ending members, each kill with its ledger record
+    'lease', // leases and guardians
+    'orphans', // the leak finder for runs
+    'agents', // agent sessions, alerts, hooks
+    'compat', // adapters over the public API
+  ],
+  'packages/host': ['engine', 'snapshot', 'poll', 'serve', 'commands'],
+  'packages/scenarios': ['agents', 'definitions'],
+  'apps/cli': ['mcp', 'commands'],
+  'apps/desktop': ['node', 'electron-main'],
+  'apps/renderer': ['styles', 'model', 'store', 'transport', 'hooks', 'actions', 'components'],
 };
-const ENGINE_SRC = 'packages/engine/src';
 
-/** The engine folder a repo-relative path lies in (`packages/engine/src/kill/x.ts` → `kill`), or undefined. */
-function engineFolderOf(where) {
+/** The package dir and the folder under its src/ of a repo-relative path, or undefined (a top-level file). */
+function layerOf(where) {
   const parts = where.split(sep).join('/').split('/');
-  return parts.slice(0, 3).join('/') === ENGINE_SRC && parts.length > 4 ? parts[3] : undefined;
+  const srcAt = parts.indexOf('src');
+  if (srcAt < 1 || parts.length <= srcAt + 2) return undefined;
+  return { pkg: parts.slice(0, srcAt).join('/'), folder: parts[srcAt + 1] };
 }
 
-function checkEngineLayer(where, target, problems) {
-  const from = engineFolderOf(where);
-  const to = engineFolderOf(relative(ROOT, target));
-  if (from !== undefined && to !== undefined && ENGINE_LAYERS[from]?.includes(to)) {
-    problems.push(`${where}: imports ${relative(ROOT, target)}; ${from}/ never imports ${to}/, which builds on it`);
+/** docs/ARCHITECTURE.md states each package's order in a line of its own; it must say what the list says. */
+function checkLayerDoc(problems) {
+  const doc = readFileSync(join(ROOT, 'docs', 'ARCHITECTURE.md'), 'utf8');
+  for (const [pkg, order] of Object.entries(PACKAGE_LAYERS)) {
+    const line = doc.split('\n').find((text) => text.startsWith(`- \`${pkg}\`: `));
+    const stated = line?.slice(`- \`${pkg}\`: `.length).trim();
+    if (stated !== order.join(' < ')) {
+      problems.push(`docs/ARCHITECTURE.md: the layer line of ${pkg} must read "- \`${pkg}\`: ${order.join(' < ')}"`);
+    }
+  }
+}
+
+/** Every folder under a package's src/ must have its place in the order (one with no imports too). */
+function checkLayerLists(workspaces, problems) {
+  for (const workspace of workspaces) {
+    const pkg = relative(ROOT, workspace.dir).split(sep).join('/');
+    const src = join(workspace.dir, 'src');
+    if (!existsSync(src)) continue;
+    const folders = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory());
+    const order = PACKAGE_LAYERS[pkg] ?? [];
+    for (const folder of folders) {
+      if (!order.includes(folder))
+        problems.push(`${pkg}/src/${folder}/ has no place in PACKAGE_LAYERS; add it to the order`);
+    }
+    for (const folder of order) {
+      if (!folders.includes(folder)) problems.push(`PACKAGE_LAYERS lists ${pkg}/src/${folder}/, which does not exist`);
+    }
+  }
+}
+
+function checkLayer(where, target, problems) {
+  const from = layerOf(where);
+  const to = layerOf(relative(ROOT, target));
+  if (from === undefined || to === undefined || from.pkg !== to.pkg) return;
+  const order = PACKAGE_LAYERS[from.pkg];
+  for (const { folder } of [from, to]) {
+    if (order === undefined || !order.includes(folder)) {
+      problems.push(`${where}: folder ${from.pkg}/src/${folder}/ has no place in PACKAGE_LAYERS; add it to the order`);
+      return;
+    }
+  }
+  if (order.indexOf(to.folder) > order.indexOf(from.folder)) {
+    problems.push(
+      `${where}: imports ${relative(ROOT, target)}; ${from.folder}/ lies below ${to.folder}/ in ${from.pkg}'s layer order (${order.join(' < ')})`,
+    );
   }
 }
 
@@ -176,7 +244,7 @@ function checkFile(workspaces, file, graph, problems) {
         problems.push(`${where}: '${specifier}' imports built output; import the source or the package`);
       }
       if (target && workspace && !isTest) {
-        checkEngineLayer(where, target, problems);
+        checkLayer(where, target, problems);
         if (!graph.has(file)) graph.set(file, new Set());
         graph.get(file).add(target);
       }
@@ -254,6 +322,8 @@ function main() {
   const files = roots.filter((dir) => existsSync(dir)).flatMap(listFiles);
   const graph = new Map();
   const problems = [];
+  checkLayerLists(workspaces, problems);
+  checkLayerDoc(problems);
   for (const file of new Set(files)) checkFile(workspaces, file, graph, problems);
   const cycleCount = checkCycles(graph, problems);
   if (problems.length > 0) {

@@ -4,9 +4,27 @@
  * of each, and the host's per-process answer in words. Pure, so the card, the banner and the
  * dialog say the same thing.
  */
-import { SESSION_ALERT_LABELS, type SessionAlert, type SessionAlertKind, type SessionView } from '@treewarden/protocol';
-import type { TrimProcessResult, TrimTarget } from '../store/types';
+import {
+  type AgentRole,
+  type CommandResult,
+  type Identity,
+  SESSION_ALERT_LABELS,
+  type SessionAlert,
+  type SessionAlertKind,
+  type SessionView,
+} from '@treewarden/protocol';
 import { identityKey } from './identity';
+
+/** One process a trim will signal, as the user saw it when they asked (frozen: the dialog never re-reads it). */
+export interface TrimTarget extends Identity {
+  /** Wall-clock start, when the snapshot had the process; null when it was already gone from it. */
+  startedAtMs: number | null;
+  /** Its whole command line (or argv joined), null when the snapshot no longer had it. */
+  commandLine: string | null;
+  role: AgentRole | 'root' | null;
+}
+
+export type TrimProcessResult = CommandResult<'trimSession'>['processes'][number];
 
 export function alertLabel(kind: SessionAlertKind): string {
   return SESSION_ALERT_LABELS[kind];

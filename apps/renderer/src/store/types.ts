@@ -1,6 +1,4 @@
 import type {
-  AgentRole,
-  CommandResult,
   HistoryEntry,
   Identity,
   KillReport,
@@ -10,6 +8,7 @@ import type {
   Snapshot,
 } from '@treewarden/protocol';
 import type { HistoryBook } from '../model/history';
+import type { TrimProcessResult, TrimTarget } from '../model/session-alerts';
 import type { SystemTree } from '../model/system-tree';
 import type { Flag, FlagSettings } from '../model/trend';
 import type { SystemDiff } from './system-diff';
@@ -106,16 +105,7 @@ export interface ConfirmRequest {
   onConfirm(): void;
 }
 
-/** One process a trim will signal, as the user saw it when they asked (frozen: the dialog never re-reads it). */
-export interface TrimTarget extends Identity {
-  /** Wall-clock start, when the snapshot had the process; null when it was already gone from it. */
-  startedAtMs: number | null;
-  /** Its whole command line (or argv joined), null when the snapshot no longer had it. */
-  commandLine: string | null;
-  role: AgentRole | 'root' | null;
-}
-
-export type TrimProcessResult = CommandResult<'trimSession'>['processes'][number];
+export type { TrimProcessResult, TrimTarget } from '../model/session-alerts';
 
 /**
  * The Trim dialog: `confirm` lists exactly what will be signalled; `sending` waits for the host;

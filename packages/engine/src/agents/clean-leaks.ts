@@ -4,10 +4,11 @@
  * table and refuses a root whose start time changed. A subtree that now holds a process the leak
  * did not name (a live session's, or a stranger's) is refused whole, before anything is signalled.
  */
+
+import { type EndReport, endMembers, type KillTreeFn } from '../ending/end-members.js';
 import { killTree } from '../kill/kill-tree.js';
 import type { KillResult } from '../kill/types.js';
-import { type EndReport, endMembers, type KillTreeFn } from '../orphans/end-members.js';
-import type { MemberMatch } from '../orphans/membership.js';
+import type { MemberMatch } from '../membership/run-members.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { indexChildren } from '../table/trees.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';

@@ -3,7 +3,7 @@
  * read once per identity `(pid, startTime)` and cached (bounded). Reuses the run-cookie reader's
  * bounded /proc/PID/environ read. Only the variables some rule names are kept.
  */
-import { readEnvironBounded } from '../ownership/cookie.js';
+import { readEnvironBounded } from '../membership/cookie.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { identityKey, type ProcessIdentity } from '../table/types.js';
 import { readProcArgs2 } from './darwin-procargs.js';

@@ -3,7 +3,7 @@
  * whatever it printed; any other end is refined from its output into usage_limit, auth_failure or
  * cancelled, else `error`.
  */
-import type { Classification } from '../run/types.js';
+import type { Classification } from '@treewarden/protocol/vocabulary';
 import { FAILURE_PATTERNS, type FailureClassification } from './patterns.js';
 
 /** Signals that mean someone interrupted the worker on purpose (Ctrl-C style), not a crash. */

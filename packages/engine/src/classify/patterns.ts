@@ -4,7 +4,7 @@
  * APIs they wrap. Checked in order: the first category with a match wins, because a worker that
  * hit its usage limit often also prints a generic "error" line, and a 401 is not a cancellation.
  */
-import type { Classification } from '../run/types.js';
+import type { Classification } from '@treewarden/protocol/vocabulary';
 
 export type FailureClassification = Extract<Classification, 'usage_limit' | 'auth_failure' | 'cancelled'>;
 

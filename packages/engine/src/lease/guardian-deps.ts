@@ -3,9 +3,10 @@
  * kill, table and cookie readers, message channel): a separate module, so the guardian and its
  * sweep both use it without importing each other.
  */
+
+import type { KillTreeFn } from '../ending/end-members.js';
 import type { KillTreeOptions } from '../kill/types.js';
-import type { KillTreeFn } from '../orphans/end-members.js';
-import type { CookieReader } from '../orphans/membership.js';
+import type { CookieReader } from '../membership/run-members.js';
 import type { Run, RunSpec } from '../run/types.js';
 import type { StatePaths } from '../state/state-dir.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';

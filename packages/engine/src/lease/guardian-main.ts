@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { killTree } from '../kill/kill-tree.js';
-import { readRunCookies } from '../ownership/cookie.js';
+import { readRunCookies } from '../membership/cookie.js';
 import { startRun } from '../run/index.js';
 import { EnvironBlock } from '../runtime/environment.js';
 import { RUN_AS_NODE_ENV } from '../runtime/node-command.js';

@@ -5,8 +5,8 @@
  * adopted by this guardian, plus their descendants. Each root found is ended with the tree kill.
  */
 
-import { type EndReport, endMembers } from '../orphans/end-members.js';
-import { findRunMembers, type MemberMatch } from '../orphans/membership.js';
+import { type EndReport, endMembers } from '../ending/end-members.js';
+import { findRunMembers, type MemberMatch } from '../membership/run-members.js';
 import { removeRunCgroup } from '../run/cgroup.js';
 import { endRunCgroup } from '../run/cgroup-end.js';
 import type { Run } from '../run/types.js';

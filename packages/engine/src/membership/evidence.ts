@@ -5,9 +5,10 @@
  * and whatever its rule reads added to `AdmissionScope` (see `in-run-cgroup`: a union member, a
  * rule, and `cgroupOf` filled by the query from the recorded cgroups).
  */
-import type { RunCookies } from '../ownership/cookie.js';
+
 import { isInsideDir } from '../state/state-dir.js';
 import type { ProcessEntry, ProcessIdentity } from '../table/types.js';
+import type { RunCookies } from './cookie.js';
 import { describeStart, type StartClock, systemStartClock } from './start-clock.js';
 
 /** The run and lease a piece of evidence ties a process to, where it names them. */

@@ -4,9 +4,10 @@
  * `EVIDENCE_KINDS` order; then observed ancestry below any member. Pure over the table and the
  * cookie reader, so it is testable with injected tables.
  */
-import type { RunCookies } from '../ownership/cookie.js';
+
 import { indexChildren } from '../table/trees.js';
 import { identityKey, isZombie, type ProcessEntry, type ProcessIdentity, type ProcessTable } from '../table/types.js';
+import type { RunCookies } from './cookie.js';
 import {
   type AdmissionScope,
   admitBy,

@@ -4,10 +4,11 @@
  * process is admitted only as a child of a still-identical member (the ppid chain in the same
  * snapshot) or by carrying the run cookie. Pure except for the cookie read.
  */
-import { type CarrierSearch, findCookieCarriers } from '../ownership/cookie.js';
+
 import { indexChildren } from '../table/trees.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
+import { type CarrierSearch, findCookieCarriers } from './cookie.js';
 import { type AdmissionScope, admitBy, type Evidence } from './evidence.js';
 import { callerLine, neverMember, releasedTrees } from './exclusions.js';
 

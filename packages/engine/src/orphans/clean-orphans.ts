@@ -1,10 +1,11 @@
 /** `treewarden orphans --clean`: ends the groups found, with the revalidated tree kill, and reports. */
+
+import { type EndReport, endMembers, type KillTreeFn } from '../ending/end-members.js';
 import { killTree } from '../kill/kill-tree.js';
 import type { LedgerActor } from '../ledger/records.js';
 import { removeRunCgroup } from '../run/cgroup.js';
 import { type CgroupEnd, endRunCgroup } from '../run/cgroup-end.js';
 import type { StatePaths } from '../state/state-dir.js';
-import { type EndReport, endMembers, type KillTreeFn } from './end-members.js';
 import type { OrphanGroup, OrphanScan } from './find-orphans.js';
 
 export interface CleanedGroup {

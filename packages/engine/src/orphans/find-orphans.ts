@@ -6,14 +6,14 @@
  */
 import { isIdentityAlive, type LeaseFileProblem, readLeaseRegistry } from '../lease/registry.js';
 import { readLedger } from '../ledger/read.js';
-import { readRunCookies } from '../ownership/cookie.js';
+import { readRunCookies } from '../membership/cookie.js';
+import { type CookieReader, findRunMembers, type MemberMatch, type RunAnchor } from '../membership/run-members.js';
 import { readCgroupPids } from '../run/cgroup.js';
 import { ancestorPids } from '../signal/guards.js';
 import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
 import { type RecordedCgroup, recordedCgroups, removeEmptyCgroups } from './cgroup-leaks.js';
-import { type CookieReader, findRunMembers, type MemberMatch, type RunAnchor } from './membership.js';
 import { buildRunIndex, type RunIndex } from './run-index.js';
 
 export interface OrphanGroup {

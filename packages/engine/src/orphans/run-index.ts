@@ -8,10 +8,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LeaseStatus } from '../lease/registry.js';
 import type { LedgerRecord } from '../ledger/records.js';
+import type { DeadSession } from '../membership/run-members.js';
 import { createRunDirResolver, type RunDirResolver } from '../state/run-dir.js';
 import type { StatePaths } from '../state/state-dir.js';
 import type { ProcessIdentity } from '../table/types.js';
-import type { DeadSession } from './membership.js';
 
 /** A run dir younger than this with no record may belong to a run being started right now. */
 export const UNRECORDED_RUN_DIR_MIN_AGE_MS = 10_000;

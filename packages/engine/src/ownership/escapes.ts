@@ -5,9 +5,10 @@
  * children of the top members' ancestors, checked for the run cookie, hold every escape that
  * carries it. Identities already read and found without the cookie are not read again.
  */
+
+import { type CarrierSearch, findCookieCarriers } from '../membership/cookie.js';
 import { type Membership, ownsEntry } from '../membership/tracker.js';
 import { identityKey, isZombie, type ProcessIdentity, type ProcessTable } from '../table/types.js';
-import { type CarrierSearch, findCookieCarriers } from './cookie.js';
 
 /** The non-carrier cache only grows here (a whole read prunes it); past this it starts over. */
 const MAX_NON_CARRIERS = 65_536;

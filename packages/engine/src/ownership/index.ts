@@ -4,7 +4,7 @@ export {
   type RunCookies,
   readEnvironBounded,
   readRunCookies,
-} from './cookie.js';
+} from '../membership/cookie.js';
 export { GroupEpermError, IdentityUncertainError, NoTableError, ProcessEpermError } from './errors.js';
 export { readLeanProcTable } from './proc-reader.js';
 export type { GracefulRoots, SignalRequest, SignalTarget } from './signal-plan.js';

@@ -5,10 +5,11 @@
  * sweep at that moment missed it: the run ended "ok, no leftovers" while its nohup child kept
  * running. These re-reads, bounded and only of those identities, classify them once readable.
  */
+
+import { type CookieReader, readRunCookies } from '../membership/cookie.js';
 import { admitCarriers, type Membership, ownsEntry } from '../membership/tracker.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable, TableReader } from '../table/types.js';
-import { type CookieReader, readRunCookies } from './cookie.js';
 
 /** Between re-reads: an execve's window is well under a millisecond; a loaded box stretches it. */
 export const SETTLE_POLL_MS = 5;

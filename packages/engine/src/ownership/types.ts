@@ -3,17 +3,11 @@
  * (`createTreeOwner`); the kill (kill/owner-kill.ts `killOwnedTree(owner, options)`) is a
  * function of an owner, built on the revalidated observe and signal the owner exposes.
  */
+import type { CookieReader } from '../membership/cookie.js';
 import type { SignalOps } from '../signal/types.js';
 import type { ProcessIdentity, TableReader } from '../table/types.js';
 
-/** The run and lease ids a process carries in its environment (see cookie.ts). */
-export interface RunCookies {
-  readonly runId?: string;
-  readonly leaseId?: string;
-}
-
-/** Reads a pid's cookies: readRunCookies, or a stand-in where a test plays an exact race. */
-export type CookieReader = (pid: number) => RunCookies | null;
+export type { CookieReader, RunCookies } from '../membership/cookie.js';
 
 export interface TreeOwnerOptions {
   /** Run cookie (`TREEWARDEN_RUN_ID`): processes carrying it belong to the tree wherever they hid. */

@@ -3,7 +3,7 @@
  * (the run cookie `TREEWARDEN_RUN_ID`, read the way ownership reads it). A row whose pid now
  * names another process (it exited and the pid was reused after the port read) is dropped.
  */
-import { readRunCookies } from '../ownership/cookie.js';
+import { readRunCookies } from '../membership/cookie.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { readProcEntry } from '../table/linux-proc.js';
 import { createTableReader } from '../table/reader.js';

@@ -7,7 +7,7 @@
  * is not ours to read.
  */
 import { constants } from 'node:os';
-import { loadPidfd } from '../signal/pidfd.js';
+import { loadPidfd } from '../runtime/pidfd.js';
 import { isZombie, type ProcessIdentity } from '../table/types.js';
 import type { RootExit, RootProcess, RootStat } from './root-process.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { classifyExit } from '../classify/classify-exit.js';
 import type { OwnerKill } from '../kill/owner-kill.js';
 import type { KillOptions } from '../kill/types.js';
-import type { CookieReader } from '../ownership/cookie.js';
+import type { CookieReader } from '../membership/cookie.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import type { TreeOwnerOptions } from '../ownership/types.js';
 import type { BaseEnvironment } from '../runtime/environment.js';

@@ -15,9 +15,8 @@ export {
 } from '@treewarden/protocol/vocabulary';
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
-/** Environment cookies every run carries; inherited across setsid and double forks. */
-export const RUN_ID_ENV = 'TREEWARDEN_RUN_ID';
-export const LEASE_ID_ENV = 'TREEWARDEN_LEASE_ID';
+/** Environment cookies every run carries (defined with the cookie reader, membership/cookie.ts). */
+export { LEASE_ID_ENV, RUN_ID_ENV } from '../membership/cookie.js';
 
 export type RunPhase = 'starting' | 'running' | 'stopping' | 'ended';
 

@@ -6,7 +6,7 @@
  * never fall back silently (a packaging mistake once stripped koffi from the app).
  */
 import { createRequire } from 'node:module';
-import { loadPidfd } from '../signal/pidfd.js';
+import { loadPidfd } from './pidfd.js';
 
 const PR_GET_CHILD_SUBREAPER = 37;
 

@@ -54,7 +54,7 @@ export type BaseEnvironment = Readonly<Record<string, string | undefined>> | Env
  * A fresh object for spawn, in one pass over the base: `leading` first (it wins over both), then
  * `overlay` (it wins over the base), then the base's variables not already set (parsed, or copied
  * skipping unset values), in their order. Leading is where a run's cookies go: readers of
- * /proc/PID/environ read a bounded prefix (ownership/cookie.ts), which a huge environment would
+ * /proc/PID/environ read a bounded prefix (membership/cookie.ts), which a huge environment would
  * push them out of.
  */
 export function environmentWith(

@@ -1,3 +1,4 @@
+export { loadPidfd, type PidfdApi } from '../runtime/pidfd.js';
 export {
   ancestorPids,
   assertSameUser,
@@ -7,7 +8,6 @@ export {
   type RefusalCode,
   SignalRefusedError,
 } from './guards.js';
-export { loadPidfd, type PidfdApi } from './pidfd.js';
 export { parseStatLite, readStatLite, type StatLite } from './proc-stat.js';
 export { createSignalOps, killWithResult, type SignalOpsOptions, signalNumber } from './signal-ops.js';
 export { readLiveStartTime } from './start-time.js';

@@ -7,9 +7,9 @@
  * SignalRefusedError before anything is sent.
  */
 import { constants } from 'node:os';
+import { EPERM, ESRCH, loadPidfd, type PidfdApi } from '../runtime/pidfd.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { assertSameUser, assertSignallableGroup, assertSignallablePid } from './guards.js';
-import { EPERM, ESRCH, loadPidfd, type PidfdApi } from './pidfd.js';
 import { readLiveStartTime } from './start-time.js';
 import type { SignalName, SignalOps, SignalResult } from './types.js';
 

@@ -7,7 +7,7 @@
  */
 
 import { statSync } from 'node:fs';
-import { loadPidfd } from '../signal/pidfd.js';
+import { loadPidfd } from '../runtime/pidfd.js';
 import { createHeldStats, createHeldTreeFiles, type PidfdHandles } from './held-stats.js';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';

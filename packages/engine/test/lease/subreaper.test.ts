@@ -13,8 +13,8 @@ import {
   startHolder,
 } from '../../../../test-support/lease-helpers.js';
 import { openLease } from '../../src/lease/open-lease.js';
-import { findRunMembers } from '../../src/orphans/membership.js';
-import { readRunCookies } from '../../src/ownership/cookie.js';
+import { readRunCookies } from '../../src/membership/cookie.js';
+import { findRunMembers } from '../../src/membership/run-members.js';
 import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
 import { isZombie } from '../../src/table/types.js';
 import {

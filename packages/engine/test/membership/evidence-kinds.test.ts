@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { readRunCookies } from '../../src/membership/cookie.js';
 import {
   type AdmissionScope,
   admitBy,
@@ -15,7 +16,6 @@ import {
   type EvidenceRules,
 } from '../../src/membership/evidence.js';
 import { describeStart, systemStartClock } from '../../src/membership/start-clock.js';
-import { readRunCookies } from '../../src/ownership/cookie.js';
 import { LEASE_ID_ENV, RUN_ID_ENV } from '../../src/run/types.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';

@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { readRunCookies } from '../../src/membership/cookie.js';
 import { describeEvidence } from '../../src/membership/evidence.js';
 import { callerLine } from '../../src/membership/exclusions.js';
 import { queryMembers } from '../../src/membership/query.js';
 import { admitDescendants, createMembership, refreshMembers } from '../../src/membership/tracker.js';
-import { readRunCookies } from '../../src/ownership/cookie.js';
 import { RUN_ID_ENV } from '../../src/run/types.js';
 import { readProcTable } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';

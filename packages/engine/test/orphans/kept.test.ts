@@ -4,7 +4,7 @@
  * adoption ties them to the run; a recycled pid of a kept identity is not protected.
  */
 import { describe, expect, it } from 'vitest';
-import { findRunMembers } from '../../src/orphans/membership.js';
+import { findRunMembers } from '../../src/membership/run-members.js';
 import type { ProcessEntry, ProcessTable } from '../../src/table/types.js';
 
 function entry(pid: number, ppid: number, extra: Partial<ProcessEntry> = {}): ProcessEntry {

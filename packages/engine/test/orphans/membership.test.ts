@@ -1,7 +1,7 @@
 /** Membership over an injected table: each way a process is tied to a run, and what never is. */
 import { describe, expect, it } from 'vitest';
-import { findRunMembers, memberRoots } from '../../src/orphans/membership.js';
-import type { RunCookies } from '../../src/ownership/cookie.js';
+import type { RunCookies } from '../../src/membership/cookie.js';
+import { findRunMembers, memberRoots } from '../../src/membership/run-members.js';
 import type { ProcessEntry, ProcessTable } from '../../src/table/types.js';
 
 function entry(pid: number, ppid: number, extra: Partial<ProcessEntry> = {}): ProcessEntry {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { findCookieCarriers, readEnvironBounded, readRunCookies } from '../../src/membership/cookie.js';
 import { admitCookieCarriers, createMembership } from '../../src/membership/tracker.js';
-import { findCookieCarriers, readEnvironBounded, readRunCookies } from '../../src/ownership/cookie.js';
 import { readLeanProcTable } from '../../src/ownership/proc-reader.js';
 import { LEASE_ID_ENV, RUN_ID_ENV } from '../../src/run/types.js';
 import { readProcEntry } from '../../src/table/index.js';

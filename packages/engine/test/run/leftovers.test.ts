@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readRunCookies } from '../../src/ownership/cookie.js';
+import { readRunCookies } from '../../src/membership/cookie.js';
 import { isRunning, readReportedPids, useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, startTracked, useFixtureEnv } from './run-helpers.js';
 import { failingKill } from './stub-owner.js';

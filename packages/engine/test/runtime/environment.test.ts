@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_ENVIRON_BYTES, readRunCookies } from '../../src/ownership/cookie.js';
+import { MAX_ENVIRON_BYTES, readRunCookies } from '../../src/membership/cookie.js';
 import { copyEnvironment, EnvironBlock, environmentWith, parseEnvironBlock } from '../../src/runtime/environment.js';
 import { useProcessTracker } from '../helpers/index.js';
 import { nodeFixture, startTracked } from '../run/run-helpers.js';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { loadPidfd } from '../../src/runtime/pidfd.js';
 import { ownProcessGroup, SignalRefusedError } from '../../src/signal/guards.js';
-import { loadPidfd } from '../../src/signal/pidfd.js';
 import { createSignalOps } from '../../src/signal/signal-ops.js';
 import {
   isRunning,

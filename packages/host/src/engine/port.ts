@@ -24,8 +24,7 @@ import type {
   OrphanKind,
   ScenarioInfo,
 } from '@treewarden/protocol';
-import type { AgentScan } from '../poll/agent-observer.js';
-import type { WorkerTableReader } from '../poll/worker-reader.js';
+import type { AgentScan, WorkerTableReader } from './reads.js';
 
 /** Which path enforces a run's limits and its own cgroup, as its run_start record or outcome says. */
 export interface RunEnforcement {

@@ -20,20 +20,9 @@ import {
   sessionRows,
 } from '@treewarden/engine';
 import type { AgentSessionRow, ListeningSocket } from '@treewarden/protocol';
+import type { AgentScan } from '../engine/reads.js';
 
-export interface AgentScan {
-  readonly rows: readonly AgentSessionRow[];
-  readonly leaks: readonly AgentLeak[];
-  /** Pile-ups in live sessions, with their processes' entries (what `trimSession` ends); the rows carry them too. */
-  readonly alerts: readonly JudgedAlert[];
-  /** Live roots, members and leaked processes of the rows, by pid (same read as the rows). */
-  readonly entries: ReadonlyMap<number, ProcessEntry>;
-  readonly readAtMs: number;
-  /** Sockets each dev server listens on, by identity key; only dev-server members' sockets are read. */
-  readonly listening: ReadonlyMap<string, readonly ListeningSocket[]>;
-  /** Rule files or remembered records skipped, with why. */
-  readonly problems: readonly { readonly file: string; readonly message: string }[];
-}
+export type { AgentScan } from '../engine/reads.js';
 
 /** The alert thresholds file is read again this often (a user's edit shows without a restart). */
 export const ALERT_CONFIG_RELOAD_MS = 10_000;

@@ -1,6 +1,6 @@
 /** Messages between the host and its poll worker (structured-cloned; Maps survive the trip). */
 import type { OrphanScan, PortMap, ProcessEntry } from '@treewarden/engine';
-import type { AgentScan } from './agent-observer.js';
+import type { AgentScan } from '../engine/reads.js';
 
 export type PollRequest =
   /**

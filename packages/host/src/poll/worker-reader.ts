@@ -5,35 +5,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { OrphanScan, PortMap, ProcessEntry, ProcessTable, TableReader } from '@treewarden/engine';
-import type { AgentScan } from './agent-observer.js';
+import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
+import type { PollKind, WorkerReadStats, WorkerTableReader } from '../engine/reads.js';
 import type { PollRequest, PollResponse, TableDelta } from './messages.js';
+
+export type { PollKind, WorkerReadStats, WorkerTableReader } from '../engine/reads.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
 export const WORKER_READ_TIMEOUT_MS = 10_000;
-
-export interface WorkerReadStats {
-  readonly durationMs: number;
-  readonly threadId: number;
-}
-
-export interface WorkerTableReader extends TableReader {
-  /** The same worker, reading lean tables (what the engine's kill revalidates with). */
-  readonly lean: TableReader;
-  /** The engine's orphan finder, run in the worker; null when it failed or timed out. */
-  scanOrphans(stateDir: string): Promise<OrphanScan | null>;
-  /** Listening sockets of the given pids (null: every process), read in the worker; null when none could be read. */
-  readPorts(pids: readonly number[] | null): Promise<PortMap | null>;
-  /** One tick of the agent-session observer, run in the worker; null when it failed or timed out. */
-  observeAgents(stateDir: string): Promise<AgentScan | null>;
-  /** Requests sent so far, by kind (tests prove no full read happens while nobody watches). */
-  counts(): Readonly<Record<PollKind, number>>;
-  /** Duration and thread of the last completed read. */
-  lastRead(): WorkerReadStats | null;
-  close(): Promise<void>;
-}
-
-export type PollKind = PollRequest['kind'];
 
 type TableRequestBody =
   | { kind: 'all'; baseSeq: number }

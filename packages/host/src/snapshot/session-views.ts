@@ -13,7 +13,7 @@ import {
   type SessionProcess,
   type SessionView,
 } from '@treewarden/protocol';
-import type { AgentScan } from '../poll/agent-observer.js';
+import type { AgentScan } from '../engine/reads.js';
 import { type CpuTracker, toProcessNode } from './process-node.js';
 
 export interface AgentViews {

@@ -4,17 +4,26 @@
  * run's processes wherever they hid. Linux only (readable for the same user); elsewhere null.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { LEASE_ID_ENV, RUN_ID_ENV } from '../run/types.js';
 import { readLiveStartTime } from '../signal/start-time.js';
 import { readStatFields } from '../table/linux-stat.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
-import type { CookieReader, RunCookies } from './types.js';
+
+/** Environment cookies every run carries; inherited across setsid and double forks. */
+export const RUN_ID_ENV = 'TREEWARDEN_RUN_ID';
+export const LEASE_ID_ENV = 'TREEWARDEN_LEASE_ID';
+
+/** The run and lease ids a process carries in its environment. */
+export interface RunCookies {
+  readonly runId?: string;
+  readonly leaseId?: string;
+}
+
+/** Reads a pid's cookies: readRunCookies, or a stand-in where a test plays an exact race. */
+export type CookieReader = (pid: number) => RunCookies | null;
 
 /** Environments are usually a few KiB; the cookies sit wherever the launcher put them, so read generously but bounded. */
 export const MAX_ENVIRON_BYTES = 256 * 1024;
-
-export type { CookieReader, RunCookies };
 
 /** One buffer for every environ read (reads are synchronous): no 256 KiB allocation per process. */
 let environBuffer: Buffer | null = null;

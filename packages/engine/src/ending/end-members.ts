@@ -6,8 +6,8 @@ import type { KillOutcome, KillTreeOptions } from '../kill/types.js';
 import { appendLedgerRecord } from '../ledger/append.js';
 import { killRecordOf } from '../ledger/kill-record.js';
 import type { LedgerActor } from '../ledger/records.js';
+import { type MemberMatch, memberRoots } from '../membership/run-members.js';
 import type { ProcessIdentity } from '../table/types.js';
-import { type MemberMatch, memberRoots } from './membership.js';
 
 export type KillTreeFn = (target: ProcessIdentity, options: KillTreeOptions) => Promise<KillOutcome>;
 
