@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['./test-support/private-state.ts', './test-support/leak-guard.ts'],
+    globalSetup: ['./test-support/fresh-build.ts', './test-support/private-state.ts', './test-support/leak-guard.ts'],
     // Real-process tests on a 2-core machine: keep the pressure predictable.
     maxWorkers: 2,
     projects: [
