@@ -442,6 +442,51 @@ setTimeout(() => process.exit(0), ${MCP_TEST_TIMEOUT_MS});`;
     },
     MCP_TEST_TIMEOUT_MS,
   );
+
+  it(
+    'answers a frame with an id but a bad envelope with an Invalid Request error carrying that id',
+    async () => {
+      const mark = `mcp-envelope-${process.pid}-${randomBytes(4).toString('hex')}`;
+      tracker.trackEnvMarker(MARK_ENV, mark);
+      const server = spawn(process.execPath, [CLI_BIN, 'mcp'], {
+        env: serverEnv(mark),
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      tracker.trackChild(server);
+      const replies = collectReplies(server);
+      const bad: Record<string, unknown>[] = [
+        { id: 7, method: 'ping' },
+        { jsonrpc: '1.0', id: 'eight', method: 'ping' },
+        { jsonrpc: '2.0', id: 9, method: 42 },
+        { jsonrpc: '2.0', id: 10 },
+      ];
+      for (const frame of bad) server.stdin.write(`${JSON.stringify(frame)}\n`);
+      // A frame split across writes is still read whole.
+      server.stdin.write('{"jsonrpc":"2.0",');
+      server.stdin.write('"id":11,"method":7}\n');
+      // Still serving: a good request after the bad ones.
+      server.stdin.write(`${JSON.stringify(initialize(12))}\n`);
+      const ids = [7, 'eight', 9, 10, 11];
+      await pollUntil(
+        () => ids.every((id) => replies.some((reply) => reply.id === id)) && replies.some((r) => r.id === 12),
+        {
+          description: 'an answer to every bad frame and to initialize',
+          deadlineMs: 30_000,
+        },
+      );
+      for (const id of ids)
+        expect(replies.find((reply) => reply.id === id)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+      expect(replies.find((reply) => reply.id === 12)).toMatchObject({
+        result: { serverInfo: { name: 'treewarden' } },
+      });
+      server.stdin.end();
+      await pollUntil(() => server.exitCode !== null, {
+        description: 'the server exiting on stdin EOF',
+        deadlineMs: 30_000,
+      });
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
 });
 
 function environOf(pid: number): string[] {
