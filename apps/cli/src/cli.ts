@@ -3,11 +3,12 @@
  * command, run it, exit with its status.
  * Adding a command = one file in commands/ exporting a CliCommand, plus one entry in COMMANDS.
  */
-import { writeOut } from './args.js';
+
 import { ignoreClosedOutput, runChosenCommand } from './command-runner.js';
 import type { CliCommand } from './commands/command.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { HOOK_SUMMARY, HOOK_USAGE, runHook } from './hook-main.js';
+import { writeText } from './terminal-text.js';
 
 /**
  * Each command's module, loaded only when it runs: `serve` brings the host and its WebSocket
@@ -44,12 +45,12 @@ async function overview(): Promise<string> {
 async function dispatch(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    await writeOut(name === undefined ? process.stderr : process.stdout, await overview());
+    await writeText(name === undefined ? process.stderr : process.stdout, await overview());
     return name === undefined ? EXIT_USAGE : EXIT_OK;
   }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (load === undefined) {
-    await writeOut(process.stderr, `treewarden: unknown command "${name}"\n\n${await overview()}`);
+    await writeText(process.stderr, `treewarden: unknown command "${name}"\n\n${await overview()}`);
     return EXIT_USAGE;
   }
   return runChosenCommand(name, await load(), rest);

@@ -4,9 +4,9 @@
  * stack). Shared by the command table (cli.ts) and `run`'s own bundled entry (run-main.ts).
  */
 import { isStateDirError } from '@treewarden/engine';
-import { writeOut } from './args.js';
 import { type CliCommand, isUsageError } from './commands/command.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { writeText } from './terminal-text.js';
 
 function isParseArgsError(error: unknown): error is Error {
   return error instanceof Error && String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
@@ -14,23 +14,23 @@ function isParseArgsError(error: unknown): error is Error {
 
 export async function runChosenCommand(name: string, command: CliCommand, argv: readonly string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
-    await writeOut(process.stdout, `usage: ${command.usage}\n`);
+    await writeText(process.stdout, `usage: ${command.usage}\n`);
     return EXIT_OK;
   }
   try {
     return await command.main(argv);
   } catch (error) {
     if (isUsageError(error) || isParseArgsError(error)) {
-      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
+      await writeText(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
       return EXIT_USAGE;
     }
     // An untrusted state dir is the user's to fix (the message says how), not a crash.
     if (isStateDirError(error)) {
-      await writeOut(process.stderr, `treewarden ${name}: ${error.message}\n`);
+      await writeText(process.stderr, `treewarden ${name}: ${error.message}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    await writeOut(process.stderr, `treewarden ${name}: ${message}\n`);
+    await writeText(process.stderr, `treewarden ${name}: ${message}\n`);
     return EXIT_FAILURE;
   }
 }

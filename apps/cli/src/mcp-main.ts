@@ -4,14 +4,14 @@
  * scenarios, the WebSocket server). Same exit statuses and error handling as cli.ts.
  */
 import { isStateDirError } from '@treewarden/engine';
-import { writeOut } from './args.js';
 import { isUsageError } from './commands/command.js';
 import { mcpCommand } from './commands/mcp.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+import { writeText } from './terminal-text.js';
 
 export async function runMcp(argv: readonly string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
-    await writeOut(process.stdout, `usage: ${mcpCommand.usage}\n`);
+    await writeText(process.stdout, `usage: ${mcpCommand.usage}\n`);
     return 0;
   }
   // A vanished client must not crash the server with EPIPE; the session's end is handled in mcp.ts.
@@ -21,11 +21,11 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
     return await mcpCommand.main(argv);
   } catch (error) {
     if (isUsageError(error) || isStateDirError(error)) {
-      await writeOut(process.stderr, `treewarden mcp: ${error.message}\n`);
+      await writeText(process.stderr, `treewarden mcp: ${error.message}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    await writeOut(process.stderr, `treewarden mcp: ${message}\n`);
+    await writeText(process.stderr, `treewarden mcp: ${message}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -168,17 +168,61 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
       const { pid, port, child } = server as unknown as { pid: number; port: number; child: number };
       const preview = await call('free_port', { port, confirm: false });
       expect(preview.isError ?? false).toBe(false);
-      const plan = preview.structuredContent as { result: string; wouldEnd: { pid: number }[] };
+      const plan = preview.structuredContent as {
+        result: string;
+        wouldEnd: { pid: number }[];
+        expect: { pid: number; startTime: string }[];
+      };
       expect(plan.result).toBe('preview');
       // The listener and its tree (its setsid watcher is its child).
       expect(plan.wouldEnd.map((member) => member.pid).sort()).toEqual([pid, child].sort());
       expect(isRunning(pid) && isRunning(child)).toBe(true);
-      const freed = await call('free_port', { port, confirm: true });
+      expect(await call('free_port', { port, confirm: true })).toMatchObject({ isError: true });
+      expect(isRunning(pid) && isRunning(child)).toBe(true);
+      const freed = await call('free_port', { port, confirm: true, expect: plan.expect });
       expect(freed.structuredContent).toMatchObject({ result: 'freed', survivors: [], stillListening: [] });
       expect(isRunning(pid) || isRunning(child)).toBe(false);
       const after = await call('free_port', { port, confirm: false });
       expect(after.structuredContent).toMatchObject({ result: 'nothing_listening' });
       removeTempDir(fixture.dir);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  /** A listener on `port` (0: any), in its own group; resolves once it is bound. */
+  async function listenOn(port: number): Promise<{ pid: number; port: number }> {
+    const script = `const s = require('node:net').createServer();
+s.listen(${port}, '127.0.0.1', () => console.log(s.address().port));
+setTimeout(() => process.exit(0), ${MCP_TEST_TIMEOUT_MS});`;
+    const child = spawn(process.execPath, ['-e', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = tracker.trackChild(child, { detached: true });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const bound = await pollUntil(() => (out.includes('\n') ? Number(out.trim()) : null), {
+      description: 'the listener is bound',
+    });
+    return { pid, port: bound };
+  }
+
+  it(
+    'free_port confirm is pinned to the previewed holders: a holder swapped in after the preview is refused',
+    async () => {
+      const { call } = await connect();
+      const first = await listenOn(0);
+      const preview = await call('free_port', { port: first.port, confirm: false });
+      const plan = preview.structuredContent as { expect: { pid: number; startTime: string }[] };
+      expect(plan.expect.map((identity) => identity.pid)).toEqual([first.pid]);
+      // The previewed holder goes; another process takes the port before the confirm.
+      process.kill(-first.pid, 'SIGKILL');
+      await pollUntil(() => !isRunning(first.pid), { description: 'the previewed holder is gone' });
+      const second = await listenOn(first.port);
+      const confirm = await call('free_port', { port: first.port, confirm: true, expect: plan.expect });
+      expect(confirm.isError).toBe(true);
+      expect(confirm.structuredContent).toMatchObject({ result: 'refused' });
+      expect(textOf(confirm)).toMatch(new RegExp(`pid ${second.pid} .*was not previewed`));
+      expect(isRunning(second.pid)).toBe(true);
     },
     MCP_TEST_TIMEOUT_MS,
   );
@@ -395,6 +439,51 @@ describe.skipIf(process.platform !== 'linux')('treewarden mcp', () => {
         deadlineMs: 30_000,
       });
       expect(server.exitCode).toBe(0);
+    },
+    MCP_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'answers a frame with an id but a bad envelope with an Invalid Request error carrying that id',
+    async () => {
+      const mark = `mcp-envelope-${process.pid}-${randomBytes(4).toString('hex')}`;
+      tracker.trackEnvMarker(MARK_ENV, mark);
+      const server = spawn(process.execPath, [CLI_BIN, 'mcp'], {
+        env: serverEnv(mark),
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      tracker.trackChild(server);
+      const replies = collectReplies(server);
+      const bad: Record<string, unknown>[] = [
+        { id: 7, method: 'ping' },
+        { jsonrpc: '1.0', id: 'eight', method: 'ping' },
+        { jsonrpc: '2.0', id: 9, method: 42 },
+        { jsonrpc: '2.0', id: 10 },
+      ];
+      for (const frame of bad) server.stdin.write(`${JSON.stringify(frame)}\n`);
+      // A frame split across writes is still read whole.
+      server.stdin.write('{"jsonrpc":"2.0",');
+      server.stdin.write('"id":11,"method":7}\n');
+      // Still serving: a good request after the bad ones.
+      server.stdin.write(`${JSON.stringify(initialize(12))}\n`);
+      const ids = [7, 'eight', 9, 10, 11];
+      await pollUntil(
+        () => ids.every((id) => replies.some((reply) => reply.id === id)) && replies.some((r) => r.id === 12),
+        {
+          description: 'an answer to every bad frame and to initialize',
+          deadlineMs: 30_000,
+        },
+      );
+      for (const id of ids)
+        expect(replies.find((reply) => reply.id === id)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+      expect(replies.find((reply) => reply.id === 12)).toMatchObject({
+        result: { serverInfo: { name: 'treewarden' } },
+      });
+      server.stdin.end();
+      await pollUntil(() => server.exitCode !== null, {
+        description: 'the server exiting on stdin EOF',
+        deadlineMs: 30_000,
+      });
     },
     MCP_TEST_TIMEOUT_MS,
   );

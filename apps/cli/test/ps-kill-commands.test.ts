@@ -68,6 +68,15 @@ describe('treewarden ps and kill', () => {
     );
   });
 
+  it('ps lists pids in numeric order, as text and as JSON (not 1, 10, 11497, 12)', async () => {
+    const ascending = (pids: readonly number[]) => pids.every((pid, i) => i === 0 || (pids[i - 1] ?? 0) < pid);
+    const json = JSON.parse((await runCli(['ps', '--json'])).stdout) as PsNode[];
+    expect(json.length).toBeGreaterThan(1);
+    expect(ascending(json.map((row) => row.pid))).toBe(true);
+    const text = (await runCli(['ps'])).stdout.trim().split('\n').slice(1);
+    expect(ascending(text.map((line) => Number(line.trim().split(/\s+/)[0])))).toBe(true);
+  });
+
   it('ps --tree --pid limits to the subtree, nested in JSON and indented in text', async () => {
     const tree = await spawnTree();
     const json = await runCli(['ps', '--json', '--tree', '--pid', String(tree.pid)]);

@@ -21,6 +21,7 @@ import {
 } from '@treewarden/engine';
 import { parsePid, parseSeconds, writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
+import { terminalArgs, terminalText, writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE =
@@ -85,7 +86,7 @@ function describePlan(plan: FreePortPlan): string {
   const lines = [`port ${plan.port}/${plan.proto}: ${plan.listeners.length} listener(s)`];
   for (const row of plan.listeners)
     lines.push(
-      `  ${row.address}:${row.port}  pid ${row.pid} (start ${row.startTime})${row.runId ? ` run ${row.runId}` : ''}  ${row.args.join(' ')}`,
+      `  ${terminalText(row.address)}:${row.port}  pid ${row.pid} (start ${row.startTime})${row.runId ? ` run ${row.runId}` : ''}  ${terminalArgs(row.args)}`,
     );
   const size = plan.targets.reduce((sum, target) => sum + target.tree.length, 0);
   if (plan.targets.length > 0) lines.push(`a kill would end ${size} process(es):`);
@@ -93,11 +94,11 @@ function describePlan(plan: FreePortPlan): string {
     const root = target.tree[0];
     for (const member of target.tree) {
       const indent = member === root ? '  ' : '    ';
-      const args = member.args.length > 0 ? member.args.join(' ') : `[${member.command}]`;
+      const args = member.args.length > 0 ? terminalArgs(member.args) : `[${terminalText(member.command)}]`;
       lines.push(`${indent}${member.pid} (start ${member.startTime}, uid ${member.uid})  ${args}`);
     }
   }
-  for (const refusal of plan.refusals) lines.push(`refused: ${refusal}`);
+  for (const refusal of plan.refusals) lines.push(`refused: ${terminalText(refusal)}`);
   if (plan.targets.length > 0) lines.push(`identity: --expect ${formatExpectedIdentities(plan).join(',')}`);
   return `${lines.join('\n')}\n`;
 }
@@ -175,29 +176,29 @@ async function main(argv: readonly string[]): Promise<number> {
     plan = await planFreePort(port, values.udp === true ? 'udp' : 'tcp');
   } catch (error) {
     if (!(error instanceof PortsUnsupportedError)) throw error;
-    await writeOut(process.stderr, `treewarden free-port: ${error.message}\n`);
+    await writeText(process.stderr, `treewarden free-port: ${error.message}\n`);
     return EXIT_FAILURE;
   }
   const json = values.json === true;
   let changes: readonly string[] = [];
   if (expected !== null) ({ plan, changes } = pinFreePortPlan(plan, expected));
-  if (!json) for (const change of changes) await writeOut(process.stderr, `treewarden free-port: ${change}\n`);
+  if (!json) for (const change of changes) await writeText(process.stderr, `treewarden free-port: ${change}\n`);
   if (!json && (plan.listeners.length > 0 || plan.refusals.length > 0))
-    await writeOut(process.stdout, describePlan(plan));
+    await writeText(process.stdout, describePlan(plan));
   if (values.yes !== true) {
     const result = previewResult(plan);
     if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), changes, result })}\n`);
     else if (result === 'preview')
-      await writeOut(process.stdout, 'dry run: nothing was signalled; add --yes to end these trees\n');
+      await writeText(process.stdout, 'dry run: nothing was signalled; add --yes to end these trees\n');
     else if (result === 'nothing_listening')
-      await writeOut(process.stdout, `nothing listens on port ${port}/${plan.proto}\n`);
+      await writeText(process.stdout, `nothing listens on port ${port}/${plan.proto}\n`);
     return exitCodeFor(result);
   }
   const outcome = await executeFreePort(plan, graceMs === undefined ? {} : { graceMs });
   if (json) await writeOut(process.stdout, `${JSON.stringify({ ...planJson(plan), changes, ...outcome })}\n`);
   else {
     const quiet = outcome.result === 'freed' || outcome.result === 'nothing_listening';
-    await writeOut(quiet ? process.stdout : process.stderr, describeOutcome(plan, outcome));
+    await writeText(quiet ? process.stdout : process.stderr, describeOutcome(plan, outcome));
   }
   return exitCodeFor(outcome.result);
 }

@@ -14,6 +14,7 @@ import {
 } from '@treewarden/engine';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { terminalArgs, writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE = 'treewarden history [--json] [--limit N]';
@@ -34,7 +35,7 @@ function formatRow(run: RunHistoryEntry): string {
   const note = run.endedWithoutSupervisor !== null ? `  (${run.endedWithoutSupervisor})` : '';
   const exit = run.signal ?? (run.exitCode !== null ? `exit ${run.exitCode}` : '-');
   const duration = run.durationMs !== null ? `${(run.durationMs / 1000).toFixed(1)}s` : '-';
-  const command = [run.command ?? '?', ...run.args].join(' ').slice(0, COMMAND_WIDTH);
+  const command = terminalArgs([run.command ?? '?', ...run.args]).slice(0, COMMAND_WIDTH);
   const survivors = run.survivors > 0 ? ` survivors=${run.survivors}` : '';
   return `${started}  ${run.runId}  ${outcome.padEnd(14)} ${exit.padEnd(8)} ${duration.padStart(7)}  ${command}${survivors}${note}`;
 }
@@ -50,13 +51,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const runs = limit !== undefined ? all.slice(-limit) : all;
   for (const torn of ledger.torn) {
     const where = torn.atEnd ? 'last line' : `line ${torn.line}`;
-    await writeOut(
+    await writeText(
       process.stderr,
       `treewarden history: skipped a torn ledger record (${where} of ${paths.ledgerFile})\n`,
     );
   }
   for (const invalid of ledger.invalid) {
-    await writeOut(
+    await writeText(
       process.stderr,
       `treewarden history: skipped an invalid ledger record (line ${invalid.line} of ${paths.ledgerFile}: ${invalid.problem})\n`,
     );
@@ -67,10 +68,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return EXIT_OK;
   }
   if (runs.length === 0) {
-    await writeOut(process.stdout, `no runs recorded in ${paths.ledgerFile}\n`);
+    await writeText(process.stdout, `no runs recorded in ${paths.ledgerFile}\n`);
     return EXIT_OK;
   }
-  await writeOut(process.stdout, `${runs.map(formatRow).join('\n')}\n`);
+  await writeText(process.stdout, `${runs.map(formatRow).join('\n')}\n`);
   return EXIT_OK;
 }
 

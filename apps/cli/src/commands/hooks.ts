@@ -7,8 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { hookAgentNames, hookAgentOf } from '@treewarden/engine';
-import { writeOut } from '../args.js';
 import { EXIT_OK, EXIT_USAGE } from '../exit-codes.js';
+import { writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 import {
   type HookScope,
@@ -63,7 +63,7 @@ async function main(argv: readonly string[]): Promise<number> {
         ? installHooks(before, agent.name, command, agent.name === 'gemini')
         : uninstallHooks(before, agent.name, command);
     if (edit.changes.length === 0) {
-      await writeOut(
+      await writeText(
         process.stdout,
         `${file}: nothing to change (${action === 'install' ? 'already installed' : 'none of ours'})\n`,
       );
@@ -75,12 +75,12 @@ async function main(argv: readonly string[]): Promise<number> {
         ? `${file}: would ${change.replace(/^(added|replaced|removed)/, (verb: string) => DRY_VERBS[verb] ?? verb)} (dry run: not written)`
         : `${file}: ${change}`,
     );
-    await writeOut(process.stdout, `${lines.join('\n')}\n`);
+    await writeText(process.stdout, `${lines.join('\n')}\n`);
     return EXIT_OK;
   } catch (error) {
     if (!(error instanceof SettingsReadError || error instanceof SettingsShapeError)) throw error;
     const where = error instanceof SettingsShapeError ? `${file}: ${error.message}` : error.message;
-    await writeOut(process.stderr, `treewarden hooks: ${where}; nothing changed\n`);
+    await writeText(process.stderr, `treewarden hooks: ${where}; nothing changed\n`);
     return EXIT_USAGE;
   }
 }

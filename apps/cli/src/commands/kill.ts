@@ -16,6 +16,7 @@ import {
 } from '@treewarden/engine';
 import { parsePid, parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
+import { writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE = 'treewarden kill PID [--start T] [--grace S] [--json]';
@@ -99,7 +100,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const outcome = await killIdentity(pid, values.start, graceMs);
   if (values.json === true) await writeOut(process.stdout, `${JSON.stringify(outcome)}\n`);
   else
-    await writeOut(
+    await writeText(
       outcome.result === 'killed' || outcome.result === 'already_gone' ? process.stdout : process.stderr,
       describe(outcome),
     );

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { detectAgent } from '../mcp/agent-identity.js';
+import { answerBadEnvelopes } from '../mcp/bad-envelopes.js';
 import { createMcpServer } from '../mcp/server.js';
 import { createSessionRuns } from '../mcp/session-runs.js';
 import { type CliCommand, UsageError } from './command.js';
@@ -33,7 +34,9 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv.length > 0) throw new UsageError(`mcp takes no arguments, got ${argv.join(' ')}`);
   const runs = createSessionRuns(detectAgent(process.env));
   const server = createMcpServer(runs, version());
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_FRAME_BYTES });
+  // Frames with an id but a bad envelope are answered (Invalid Request) before the SDK skips them.
+  const input = answerBadEnvelopes(process.stdin, (frame) => process.stdout.write(frame), MAX_FRAME_BYTES);
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_FRAME_BYTES });
   const parent = process.ppid;
   let parentTimer: NodeJS.Timeout | undefined;
   const ended = new Promise<string>((resolve) => {

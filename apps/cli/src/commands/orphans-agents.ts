@@ -1,6 +1,7 @@
 /** The agent-session half of `treewarden orphans`: leaked members of dead sessions, and their clean-up. */
 import { type AgentLeak, type CleanedLeak, cleanAgentLeaks, leakGroupRow, observeAgentsOnce } from '@treewarden/engine';
 import type { AgentLeakGroup } from '@treewarden/protocol';
+import { terminalArgs, terminalText } from '../terminal-text.js';
 import { agentContext } from './agent-context.js';
 import { type SessionScope, scopeLeaks } from './session-scope.js';
 
@@ -40,10 +41,13 @@ export function cleanAgentOrphans(found: AgentOrphans, options: AgentCleanOption
 
 export function formatAgentLeak(leak: AgentLeak): string {
   const lines = leak.processes.map(({ entry, role, reasons }) => {
-    const args = (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, ARGS_WIDTH);
+    const args = (entry.args.length > 0 ? terminalArgs(entry.args) : terminalText(entry.command)).slice(0, ARGS_WIDTH);
     return `  ${String(entry.pid).padStart(7)}  ${role.padEnd(10)} ${args}\n           why: ${reasons.join('; ')}`;
   });
-  return [`agent ${leak.agent} session ${leak.sessionId}: ${leak.why}`, ...lines].join('\n');
+  return [
+    `agent ${terminalText(leak.agent)} session ${terminalText(leak.sessionId)}: ${terminalText(leak.why)}`,
+    ...lines,
+  ].join('\n');
 }
 
 export function formatAgentCleaned(cleaned: CleanedLeak): string {

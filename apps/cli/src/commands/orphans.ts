@@ -21,6 +21,7 @@ import {
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
+import { terminalArgs, terminalText, writeText } from '../terminal-text.js';
 import type { CliCommand } from './command.js';
 import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
 import { parseSessionScope } from './session-scope.js';
@@ -80,7 +81,7 @@ function agentCleanedJson(cleaned: CleanedLeak) {
 function formatGroup(group: OrphanGroup): string {
   const title = `run ${group.runId ?? '-'}${group.leaseId ? ` (lease ${group.leaseId})` : ''}: ${group.why}`;
   const lines = group.members.map(({ entry, reasons }) => {
-    const args = (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, ARGS_WIDTH);
+    const args = (entry.args.length > 0 ? terminalArgs(entry.args) : terminalText(entry.command)).slice(0, ARGS_WIDTH);
     return `  ${String(entry.pid).padStart(7)}  ${args}\n           why: ${reasons.join('; ')}`;
   });
   return `${title}\n${lines.join('\n')}`;
@@ -111,13 +112,16 @@ async function main(argv: readonly string[]): Promise<number> {
   const scan = scope === null ? found : { ...found, groups: [] };
   const agentLeaks = findAgentOrphans(scope);
   for (const { path, problem } of scan.leaseProblems) {
-    await writeOut(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
+    await writeText(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
   }
   for (const { file, message } of agentLeaks.problems) {
-    await writeOut(process.stderr, `treewarden orphans: ${file}: ${message}\n`);
+    await writeText(process.stderr, `treewarden orphans: ${file}: ${message}\n`);
   }
   if (scan.invalidLedgerLines > 0) {
-    await writeOut(process.stderr, `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`);
+    await writeText(
+      process.stderr,
+      `treewarden orphans: skipped ${scan.invalidLedgerLines} invalid ledger record(s)\n`,
+    );
   }
   const agentCleaned =
     values.clean === true
@@ -150,7 +154,7 @@ async function main(argv: readonly string[]): Promise<number> {
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
   } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0) {
-    await writeOut(process.stdout, 'no leaked processes found\n');
+    await writeText(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
       const done = cleaned?.find((entry) => entry.group === group);
@@ -165,7 +169,7 @@ async function main(argv: readonly string[]): Promise<number> {
       const hint = agentCleaned !== null ? '\n  (not cleaned: found from markers alone; add --all)' : '';
       return `${formatAgentLeak(leak)}${hint}`;
     });
-    await writeOut(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
+    await writeText(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
   }
   return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }

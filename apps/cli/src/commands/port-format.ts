@@ -1,6 +1,6 @@
 /** Text helpers shared by `ports` and `free-port`. */
 import { type PortMap, PortsUnsupportedError } from '@treewarden/engine';
-import { writeOut } from '../args.js';
+import { terminalText, writeText } from '../terminal-text.js';
 
 /** Aligned columns; the last one is left unpadded, `rightAligned` columns are padded on the left. */
 export function formatColumns(
@@ -8,8 +8,10 @@ export function formatColumns(
   cells: readonly (readonly string[])[],
   rightAligned: ReadonlySet<number>,
 ): string {
+  // Cells come from other users' processes: one printable line each, or the columns lie.
+  const safe = cells.map((line) => line.map(terminalText));
   const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
+    Math.max(title.length, ...safe.map((line) => line[column]?.length ?? 0)),
   );
   const format = (line: readonly string[]) =>
     line
@@ -19,7 +21,7 @@ export function formatColumns(
         return rightAligned.has(column) ? cell.padStart(width) : cell.padEnd(width);
       })
       .join('  ');
-  return `${[format(header), ...cells.map(format)].join('\n')}\n`;
+  return `${[format(header), ...safe.map(format)].join('\n')}\n`;
 }
 
 /** Says what the map could not attribute, or null when it attributed everything. */
@@ -41,14 +43,14 @@ export async function readPortMapOrExplain(
   try {
     const map = await read();
     if (map === null)
-      await writeOut(
+      await writeText(
         process.stderr,
         `treewarden ${command}: no port map could be read (a socket table or lsof failed)\n`,
       );
     return map;
   } catch (error) {
     if (!(error instanceof PortsUnsupportedError)) throw error;
-    await writeOut(process.stderr, `treewarden ${command}: ${error.message}\n`);
+    await writeText(process.stderr, `treewarden ${command}: ${error.message}\n`);
     return null;
   }
 }

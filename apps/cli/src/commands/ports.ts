@@ -7,6 +7,7 @@ import { createEntryLookup, createPortReader, describeListeners, type PortMap, t
 import type { PortsReport } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { writeText } from '../terminal-text.js';
 import type { CliCommand } from './command.js';
 import { formatColumns, hiddenSocketsNote, readPortMapOrExplain } from './port-format.js';
 
@@ -44,9 +45,9 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeOut(process.stdout, toJson(rows, map));
     return EXIT_OK;
   }
-  await writeOut(process.stdout, rows.length === 0 ? 'no process of yours listens on a port\n' : formatRows(rows));
+  await writeText(process.stdout, rows.length === 0 ? 'no process of yours listens on a port\n' : formatRows(rows));
   const note = hiddenSocketsNote(map);
-  if (note !== null) await writeOut(process.stderr, note);
+  if (note !== null) await writeText(process.stderr, note);
   return EXIT_OK;
 }
 

@@ -3,6 +3,7 @@
  * (what `kill --start` takes) as TICKS, and on a terminal each line cut to its width with `…`
  * (`--wide` keeps whole lines). Piped output is never cut: a script reading it gets every argument.
  */
+import { terminalArgs, terminalText } from '../terminal-text.js';
 
 /** The fields the table shows (the protocol's process node carries them all). */
 export interface PsTextRow {
@@ -57,11 +58,11 @@ export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[]
     String(row.ppid),
     String(row.pgid),
     String(row.sid),
-    row.state,
+    terminalText(row.state),
     String(row.uid),
     formatStart(row.startedAtMs, options.now),
     row.startTime,
-    '  '.repeat(depth) + (row.args.length > 0 ? row.args.join(' ') : `[${row.command}]`),
+    '  '.repeat(depth) + (row.args.length > 0 ? terminalArgs(row.args) : `[${terminalText(row.command)}]`),
   ]);
   const widths = PS_HEADER.map((title, column) =>
     Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),

@@ -10,6 +10,7 @@ import { toProcessNode } from '@treewarden/host';
 import type { ProcessNode } from '@treewarden/protocol';
 import { parsePid, writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK } from '../exit-codes.js';
+import { writeText } from '../terminal-text.js';
 import type { CliCommand } from './command.js';
 import { formatPsTable } from './ps-format.js';
 
@@ -79,14 +80,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const rootPid = parsePid('--pid', values.pid);
   const table = await createTableReader().readAll();
   if (table === null) {
-    await writeOut(
+    await writeText(
       process.stderr,
       'treewarden ps: no process table could be read (the inspector failed or overran its bounds)\n',
     );
     return EXIT_FAILURE;
   }
   if (rootPid !== undefined && !table.entries.has(rootPid)) {
-    await writeOut(process.stderr, `treewarden ps: no process ${rootPid}\n`);
+    await writeText(process.stderr, `treewarden ps: no process ${rootPid}\n`);
     return EXIT_FAILURE;
   }
   const forest = buildForest(table, rootPid);
@@ -94,13 +95,14 @@ async function main(argv: readonly string[]): Promise<number> {
   const rows =
     tree || rootPid !== undefined
       ? flatten(forest)
-      : [...table.entries.values()].map((e) => ({ row: toRow(e), depth: 0 }));
+      : // Numerically by pid: the table's order is the reader's (directory names, compared as text).
+        [...table.entries.values()].sort((a, b) => a.pid - b.pid).map((e) => ({ row: toRow(e), depth: 0 }));
   if (values.json === true) {
     const body = tree ? forest : rows.map(({ row }) => row);
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
   } else {
     const width = outputWidth(values.wide === true);
-    await writeOut(process.stdout, formatPsTable(tree ? rows : rows.map(({ row }) => ({ row, depth: 0 })), { width }));
+    await writeText(process.stdout, formatPsTable(tree ? rows : rows.map(({ row }) => ({ row, depth: 0 })), { width }));
   }
   return EXIT_OK;
 }

@@ -29,6 +29,7 @@ import {
   SIGNAL_EXIT_BASE,
 } from '../exit-codes.js';
 import { parseLimitFlags } from '../limit-flags.js';
+import { writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE =
@@ -215,7 +216,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const lost = lease.guardianLost;
   const guardianLost = lost === null ? {} : { guardianLost: { pid: lost.guardian.pid, signal: lost.signal } };
   if (json) await writeOut(process.stdout, `${JSON.stringify({ ...toJson(outcome), ...guardianLost })}\n`);
-  else await writeOut(process.stderr, summarize(outcome));
+  else await writeText(process.stderr, summarize(outcome));
   const signal = signals.received();
   if (signal !== null && outcome.classification === 'cancelled') return signalExitCode(signal) ?? 1;
   return exitCodeFor(outcome);

@@ -25,6 +25,7 @@ import {
 } from '@treewarden/scenarios';
 import { writeOut } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK, SIGNAL_EXIT_BASE } from '../exit-codes.js';
+import { writeText } from '../terminal-text.js';
 import { type CliCommand, UsageError } from './command.js';
 
 const USAGE = 'treewarden scenario list [--json] | treewarden scenario run NAME [--naive] [--json] [--lease NAME]';
@@ -108,7 +109,7 @@ async function runCommand(name: string, flags: RunFlags): Promise<number> {
   let lease: Lease | null = null;
   let result: ScenarioResult;
   try {
-    if (!json) await writeOut(process.stdout, formatScenarioIntro(summary, naive));
+    if (!json) await writeText(process.stdout, formatScenarioIntro(summary, naive));
     if (flags.lease !== undefined) lease = await openLease({ name: flags.lease, holder: 'cli scenario' });
     const leased = lease;
     const execution = startScenario(name, {

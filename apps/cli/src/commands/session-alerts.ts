@@ -11,13 +11,13 @@ import {
   loadAlertConfig,
 } from '@treewarden/engine';
 import type { SessionAlert } from '@treewarden/protocol';
-import { writeOut } from '../args.js';
+import { terminalText, writeText } from '../terminal-text.js';
 
 /** The user's thresholds; a file that cannot be used is named on stderr and the defaults hold. */
 export async function alertConfig(stateRoot: string): Promise<AlertConfig> {
   const loaded = loadAlertConfig(stateRoot);
   if (loaded.problem !== undefined)
-    await writeOut(process.stderr, `treewarden: ${loaded.problem.file}: ${loaded.problem.message}\n`);
+    await writeText(process.stderr, `treewarden: ${loaded.problem.file}: ${loaded.problem.message}\n`);
   return loaded.config;
 }
 
@@ -33,5 +33,5 @@ export function judgeObservation(observation: AgentObservation, config: AlertCon
 
 /** One readable line per alert, under its session. */
 export function alertLine(alert: Pick<SessionAlert, 'kind' | 'pids' | 'why'>): string {
-  return `  ALERT ${alert.kind}: pids ${alert.pids.join(' ')}: ${alert.why}`;
+  return `  ALERT ${alert.kind}: pids ${alert.pids.join(' ')}: ${terminalText(alert.why)}`;
 }

@@ -9,6 +9,7 @@ import { alertsBySession, observeAgentsOnce, sessionRows } from '@treewarden/eng
 import type { AgentSessionRow } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { terminalArgs, terminalText, writeText } from '../terminal-text.js';
 import { agentContext } from './agent-context.js';
 import type { CliCommand } from './command.js';
 import { alertConfig, alertLine, judgeObservation } from './session-alerts.js';
@@ -18,10 +19,10 @@ const ARGS_WIDTH = 70;
 
 function formatSession(row: AgentSessionRow): string {
   const state = row.state === 'live' ? 'live' : `ended ${row.endedAt}`;
-  const head = `${row.agent} ${row.id} (${state}) root ${row.root.pid} in ${row.cwd ?? '?'}`;
+  const head = `${terminalText(row.agent)} ${terminalText(row.id)} (${state}) root ${row.root.pid} in ${terminalText(row.cwd ?? '?')}`;
   const lines = row.members.map((member) => {
     const leaked = row.leaked.includes(member.pid) ? ' LEAKED' : '';
-    return `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(10)} ${member.args.join(' ').slice(0, ARGS_WIDTH)}${leaked}`;
+    return `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(10)} ${terminalArgs(member.args).slice(0, ARGS_WIDTH)}${leaked}`;
   });
   return [head, ...lines, ...(row.alerts ?? []).map(alertLine)].join('\n');
 }
@@ -39,8 +40,9 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeOut(process.stdout, `${JSON.stringify({ sessions, ...(problems.length > 0 ? { problems } : {}) })}\n`);
   } else {
     const body = sessions.length === 0 ? 'no agent sessions seen' : sessions.map(formatSession).join('\n\n');
-    await writeOut(process.stdout, `${body}\n`);
-    for (const problem of problems) await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
+    await writeText(process.stdout, `${body}\n`);
+    for (const problem of problems)
+      await writeText(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
   }
   return EXIT_OK;
 }

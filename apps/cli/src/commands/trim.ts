@@ -22,6 +22,7 @@ import {
 import { SESSION_ALERT_KINDS, type SessionAlertKind } from '@treewarden/protocol';
 import { parsePid, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_NOTHING_TO_TRIM, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
+import { terminalArgs, writeText } from '../terminal-text.js';
 import { agentContext } from './agent-context.js';
 import { type CliCommand, UsageError } from './command.js';
 import { alertConfig, alertLine, judgeObservation } from './session-alerts.js';
@@ -76,7 +77,9 @@ function previewOf(alerts: readonly JudgedAlert[]): { json: Record<string, unkno
     .map((alert) =>
       [
         alertLine({ kind: alert.kind, pids: alert.processes.map((entry) => entry.pid), why: alert.why }),
-        ...alert.processes.map((entry) => `    ${entry.pid}:${entry.startTime}  ${entry.args.join(' ').slice(0, 100)}`),
+        ...alert.processes.map(
+          (entry) => `    ${entry.pid}:${entry.startTime}  ${terminalArgs(entry.args).slice(0, 100)}`,
+        ),
       ].join('\n'),
     )
     .join('\n');
@@ -118,10 +121,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const context = agentContext();
   const config = await alertConfig(context.stateRoot);
   const emit: Emit = (json, text) =>
-    writeOut(process.stdout, values.json === true ? `${JSON.stringify(json)}\n` : `${text}\n`);
+    values.json === true
+      ? writeOut(process.stdout, `${JSON.stringify(json)}\n`)
+      : writeText(process.stdout, `${text}\n`);
   const first = judge(context, config, sessionId);
   if (first.missing !== undefined) {
-    await writeOut(process.stderr, `treewarden trim: ${first.missing}; nothing to trim\n`);
+    await writeText(process.stderr, `treewarden trim: ${first.missing}; nothing to trim\n`);
     return EXIT_NOTHING_TO_TRIM;
   }
   const base = { sessionId, ...(kind !== undefined ? { kind } : {}) };

@@ -14,6 +14,7 @@ import {
   toSessionAlert,
   trimAlerts,
 } from '@treewarden/engine';
+import { terminalText } from '../terminal-text.js';
 
 type Emit = (event: Record<string, unknown>, text: string) => Promise<void>;
 
@@ -29,14 +30,14 @@ function foundEvent(alert: TrackedAlert): [Record<string, unknown>, string] {
     ...toSessionAlert(alert, alert.sinceMs),
   };
   const pids = alert.processes.map((entry) => entry.pid).join(' ');
-  return [body, `alert: ${alert.kind} in ${alert.sessionId}: pids ${pids}: ${alert.why}`];
+  return [body, `alert: ${alert.kind} in ${terminalText(alert.sessionId)}: pids ${pids}: ${terminalText(alert.why)}`];
 }
 
 function clearedEvent(alert: TrackedAlert): [Record<string, unknown>, string] {
   const pids = alert.processes.map((entry) => entry.pid);
   return [
     { type: 'alert-cleared', sessionId: alert.sessionId, agent: alert.agent, id: alert.id, kind: alert.kind, pids },
-    `alert cleared: ${alert.kind} in ${alert.sessionId}: pids ${pids.join(' ')}`,
+    `alert cleared: ${alert.kind} in ${terminalText(alert.sessionId)}: pids ${pids.join(' ')}`,
   ];
 }
 

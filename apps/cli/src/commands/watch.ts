@@ -20,6 +20,7 @@ import {
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { terminalText, writeText } from '../terminal-text.js';
 import { agentContext } from './agent-context.js';
 import { type CliCommand, UsageError } from './command.js';
 import { alertConfig } from './session-alerts.js';
@@ -52,7 +53,7 @@ function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
     const group = leakGroupRow(event.leak);
     return [
       { type: event.type, ...group, newPids: event.newPids },
-      `leak: ${event.leak.agent} ${event.leak.sessionId}: ${event.newPids.join(' ')} (${event.leak.why})`,
+      `leak: ${terminalText(event.leak.agent)} ${terminalText(event.leak.sessionId)}: ${event.newPids.join(' ')} (${terminalText(event.leak.why)})`,
     ];
   }
   if (event.type === 'session-cleaned') {
@@ -67,7 +68,7 @@ function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
         survivors: cleanup.survivors,
         note: cleanup.note,
       },
-      `session-cleaned: ${session.agent} ${session.id} by its SessionEnd hook: ${cleanup.note}`,
+      `session-cleaned: ${terminalText(session.agent)} ${terminalText(session.id)} by its SessionEnd hook: ${terminalText(cleanup.note)}`,
     ];
   }
   const { session } = event;
@@ -78,7 +79,10 @@ function eventLine(event: AgentEvent): [Record<string, unknown>, string] {
     root: { pid: session.root.pid, startTime: session.root.startTime },
     cwd: session.cwd,
   };
-  return [body, `${event.type}: ${session.agent} ${session.id} in ${session.cwd ?? '?'}`];
+  return [
+    body,
+    `${event.type}: ${terminalText(session.agent)} ${terminalText(session.id)} in ${terminalText(session.cwd ?? '?')}`,
+  ];
 }
 
 /**
@@ -139,9 +143,11 @@ async function main(argv: readonly string[]): Promise<number> {
   const scope = parseSessionScope(values.session);
   const context = agentContext();
   for (const problem of context.rulesProblems ?? [])
-    await writeOut(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
+    await writeText(process.stderr, `treewarden: ${problem.file}: ${problem.message}\n`);
   const emit: Emit = async (event, text) =>
-    writeOut(process.stdout, values.json === true ? `${JSON.stringify(event)}\n` : `${text}\n`);
+    values.json === true
+      ? writeOut(process.stdout, `${JSON.stringify(event)}\n`)
+      : writeText(process.stdout, `${text}\n`);
   const watcher = createAgentWatcher(context);
   const alerts = createWatchAlerts(await alertConfig(context.stateRoot), context.ledgerFile);
   let endedAt = new Map<string, number>();

@@ -11,6 +11,8 @@ import {
   executeFreePort,
   type FreePortPlan,
   type PortRow,
+  type ProcessIdentity,
+  pinFreePortPlan,
   planFreePort,
 } from '@treewarden/engine';
 import { failure, success, ToolError, type ToolResult } from './tool-result.js';
@@ -59,13 +61,28 @@ function planFields(plan: FreePortPlan) {
       target.tree.map(({ pid, startTime, args }) => ({ pid, startTime, args: [...args] })),
     ),
     refusals: [...plan.refusals],
+    expect: plan.targets.map(({ identity }) => ({ pid: identity.pid, startTime: identity.startTime })),
   };
 }
 
-export async function freePort(input: PortInput & { readonly confirm: boolean }): Promise<ToolResult> {
+export interface FreePortInput extends PortInput {
+  readonly confirm: boolean;
+  readonly expect?: readonly ProcessIdentity[] | undefined;
+}
+
+/**
+ * A preview and its confirm are two reads of the port: the holder may have been replaced between
+ * them. confirm:true therefore needs the preview's `expect`, and the plan is pinned to it as the
+ * CLI's `--expect` pins `--yes`: a holder the preview never showed refuses the whole call.
+ */
+export async function freePort(input: FreePortInput): Promise<ToolResult> {
   const port = assertPort(input.port);
-  const plan = await planFreePort(port, protoOf(input));
-  const fields = planFields(plan);
+  if (input.confirm && input.expect === undefined)
+    throw new ToolError('confirm:true needs `expect`: call with confirm:false first and pass back its `expect`');
+  const read = await planFreePort(port, protoOf(input));
+  const { plan, changes } =
+    input.expect === undefined ? { plan: read, changes: [] } : pinFreePortPlan(read, input.expect);
+  const fields = { ...planFields(plan), ...(changes.length > 0 ? { changes: [...changes] } : {}) };
   const empty = { survivors: [], stillListening: [] };
   if (plan.refusals.length > 0)
     return failure(`refused, nothing was signalled: ${plan.refusals.join('; ')}`, {

@@ -157,6 +157,12 @@ export const whoListensOutput = {
 export const freePortInput = {
   ...portInput,
   confirm: z.boolean().describe('false: preview what would be ended; true: end it (identity-checked).'),
+  expect: z
+    .array(identity)
+    .optional()
+    .describe(
+      "Required with confirm:true: the preview's `expect`. A holder the preview did not show refuses the whole call.",
+    ),
 };
 
 export const freePortOutput = {
@@ -166,6 +172,10 @@ export const freePortOutput = {
   listeners: z.array(listener),
   wouldEnd: z.array(z.object({ pid: z.number().int(), startTime: z.string(), args: z.array(z.string()) })),
   refusals: z.array(z.string()),
+  /** The holders' identities: pass them back as `expect` with confirm:true. */
+  expect: z.array(identity),
+  /** What changed since the preview (a holder gone, or one the preview never showed). */
+  changes: z.array(z.string()).optional(),
   survivors: z.array(identity),
   stillListening: z.array(z.object({ pid: z.number().int(), startTime: z.string() })),
   error: z.string().optional(),
