@@ -7,10 +7,13 @@
  * split command table below.
  * Built by `npm run build` after tsc (it bundles dist/, not src/).
  */
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'rolldown';
 
 const NO_AJV = fileURLToPath(new URL('./dist/mcp/no-ajv.js', import.meta.url));
+// jsonc-parser's `main` is a UMD build whose inner requires a bundle cannot follow: use its ESM build.
+const JSONC_ESM = createRequire(import.meta.url).resolve('jsonc-parser/lib/esm/main.js');
 
 /**
  * One build per entry, each a single file: built together they share a chunk, and that chunk keeps
@@ -39,6 +42,7 @@ const commandTable = {
   input: fileURLToPath(new URL('./dist/cli.js', import.meta.url)),
   platform: 'node',
   external: ['koffi'],
+  resolve: { alias: { 'jsonc-parser': JSONC_ESM } },
   // Chunk names carry content hashes: cleaned, so a rebuild leaves no stale chunk beside the new.
   output: { dir: fileURLToPath(new URL('./dist/bundle/cli/', import.meta.url)), format: 'esm', cleanDir: true },
 };

@@ -85,7 +85,9 @@ describe('treewarden hooks install|uninstall claude', () => {
       const { env, file } = fixtureHome(broken);
       const result = await runCli(['hooks', 'install', 'claude'], env);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/settings\.json is not valid JSON \(.+\); nothing changed/);
+      expect(result.stderr).toMatch(
+        /settings\.json: not valid JSON: .+ \(claude reads strict JSON: comments are not allowed\); nothing changed/,
+      );
       expect(readFileSync(file, 'utf8')).toBe(broken);
       const shape = fixtureHome('{"hooks": []}');
       const wrong = await runCli(['hooks', 'uninstall', 'claude'], shape.env);

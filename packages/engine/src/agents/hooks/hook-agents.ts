@@ -22,6 +22,9 @@ export const HOOK_AGENTS = {
   codex: { name: 'codex', ruleId: 'codex', envKey: 'CODEX_THREAD_ID' },
   // Gemini CLI marks its children with GEMINI_CLI=1 only: no session id to follow.
   gemini: { name: 'gemini', ruleId: 'gemini', envKey: null },
+  // Qwen Code (0.24.4, read in its npm package): Gemini-style hooks in ~/.qwen/settings.json, and
+  // QWEN_CODE_SESSION_ID = the session id, set in its own env and so inherited by its children.
+  qwen: { name: 'qwen', ruleId: 'qwen-code', envKey: 'QWEN_CODE_SESSION_ID' },
 } as const satisfies Record<string, HookAgent>;
 
 export type HookAgentName = keyof typeof HOOK_AGENTS;
