@@ -46,10 +46,12 @@ function recordOf(sessionId: string): StoredSession | null {
   return readSession(resolveStateDir(), hookRecordId(HOOK_AGENTS.claude, sessionId));
 }
 
-/** Reapers of this session (tracked, so a failed test leaves none behind). */
-function trackReapers(sessionId: string): void {
+/** Reapers of this file's state dir (tracked, so a failed test leaves none behind): their one argument is a hand-off file in it. */
+function trackReapers(): void {
+  const stateDir = resolveStateDir();
   for (const entry of readProcTable().entries.values())
-    if (entry.args[1] === REAPER_ENTRY && entry.args[2]?.includes(sessionId) === true) tracker.trackPid(entry.pid);
+    if (entry.args[1] === REAPER_ENTRY && entry.args[2]?.startsWith(`${stateDir}/`) === true)
+      tracker.trackPid(entry.pid);
 }
 
 describe('treewarden hook claude', () => {
@@ -88,7 +90,7 @@ describe('treewarden hook claude', () => {
         description: 'the agent to exit',
         deadlineMs: RECORD_WAIT_MS,
       });
-      trackReapers(agent.sessionId);
+      trackReapers();
       const end = hookReports(agent).find((report) => report.event === 'SessionEnd');
       expect(end).toMatchObject({ code: 0, stdout: '', stderr: '' });
 

@@ -5,6 +5,7 @@
  * the ancestor chain and one store record are read: the hook stays far below its 1 s.
  */
 
+import { readLiveStartTime } from '../../signal/start-time.js';
 import type { ProcessEntry } from '../../table/types.js';
 import type { AgentRules } from '../rules.js';
 import { readSession } from '../session-store.js';
@@ -54,9 +55,16 @@ export function handleHookEvent(agent: HookAgent, event: HookEvent, context: Hoo
   return { kind: 'reaper', session, reaperPid };
 }
 
+function isLiveRoot(session: StoredSession | null): session is StoredSession {
+  return session !== null && readLiveStartTime(session.root.pid) === session.root.startTime;
+}
+
 /**
  * The record a SessionEnd closes, made to name this agent (hooks installed mid-session, or a
  * session resumed where no SessionStart ran: this agent is the one ending), and the reaper's config.
+ * A record whose root is another live process is left as it is: that agent still runs (the same
+ * session resumed in two terminals, or a SessionEnd sent by something else); the reaper then ends
+ * only what this agent left (run-reaper.ts) and never touches the record.
  */
 export function prepareSessionEnd(
   context: Pick<HookContext, 'stateRoot' | 'ledgerFile'>,
@@ -65,9 +73,10 @@ export function prepareSessionEnd(
 ): { session: StoredSession; config: ReaperConfig } {
   const { root } = start;
   const before = readSession(context.stateRoot, hookRecordId(start.agent, start.sessionId));
-  const session = isSameRoot(before, root.pid, root.startTime)
-    ? (before as StoredSession)
-    : openHookRecord(context.stateRoot, start);
+  const session =
+    isSameRoot(before, root.pid, root.startTime) || isLiveRoot(before)
+      ? (before as StoredSession)
+      : openHookRecord(context.stateRoot, start);
   const config: ReaperConfig = {
     stateRoot: context.stateRoot,
     ledgerFile: context.ledgerFile,
@@ -75,6 +84,7 @@ export function prepareSessionEnd(
     chain: chain.map((entry) => entry.pid),
     endedAtMs: start.now,
     root: { pid: root.pid, startTime: root.startTime },
+    rootStartedAtMs: root.startedAtMs,
   };
   return { session, config };
 }

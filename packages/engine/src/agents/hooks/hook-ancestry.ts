@@ -1,7 +1,8 @@
 /**
  * Which process is the agent whose hook this is: the hook runs under a shell under the agent, so
  * the agent is the nearest ancestor with the agent rule's argv shape. Where none has it (an agent
- * started under a name no rule knows), the nearest ancestor that is not a shell stands in.
+ * started under a name no rule knows), the nearest ancestor that is neither a shell nor a command
+ * wrapper (`timeout`, `env`, `nice`…: a hook wrapped in one must not record the wrapper) stands in.
  * Reads only the ancestor chain (a few /proc files), never the whole table: a hook must be fast.
  */
 import { readProcEntry } from '../../table/linux-proc.js';
@@ -31,7 +32,26 @@ export function readChain(startPid: number): ProcessEntry[] {
   return chain;
 }
 
-function isShell(entry: ProcessEntry, rules: AgentRules): boolean {
+/** Commands that run another command and exit with it: never the agent a hook belongs to. */
+export const HOOK_WRAPPERS: ReadonlySet<string> = new Set([
+  'timeout',
+  'env',
+  'nice',
+  'ionice',
+  'nohup',
+  'stdbuf',
+  'setsid',
+  'time',
+  'chrt',
+  'taskset',
+  'flock',
+  'unbuffer',
+  'xargs',
+]);
+
+function isShellOrWrapper(entry: ProcessEntry, rules: AgentRules): boolean {
+  const name = (entry.args[0] ?? '').split('/').pop() ?? '';
+  if (HOOK_WRAPPERS.has(name)) return true;
   return rules.roles.some((rule) => rule.role === 'shell' && matchesShape(entry.args, rule));
 }
 
@@ -44,6 +64,6 @@ export function pickHookAgent(ruleId: string, rules: AgentRules, chain: readonly
   const rule = rules.agents.find((agent) => agent.id === ruleId);
   const byRule = rule === undefined ? undefined : chain.find((e) => rule.roots.some((s) => matchesShape(e.args, s)));
   if (byRule !== undefined) return { agent: byRule, matchedBy: 'rule', chain };
-  const parent = chain.find((entry) => !isShell(entry, rules));
+  const parent = chain.find((entry) => !isShellOrWrapper(entry, rules));
   return parent === undefined ? { agent: null, matchedBy: null, chain } : { agent: parent, matchedBy: 'parent', chain };
 }

@@ -7,13 +7,14 @@
  * Nothing imported from here loads zod or validates rules.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { engineDistFile } from '../../runtime/engine-files.js';
 import { nodeCommand } from '../../runtime/node-command.js';
 import { statePaths } from '../../state/state-dir.js';
 import builtin from '../builtin-rules.json' with { type: 'json' };
 import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from '../store-limits.js';
 import { readChain } from './hook-ancestry.js';
+import { writeHandoff } from './reaper-handoff.js';
 
 export { hookAgentNames, hookAgentOf, MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 
@@ -43,18 +44,23 @@ function reaperEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-export function spawnDetachedReaper(config: unknown): number {
+/** The config goes through a private file (reaper-handoff.ts): never event content in argv. */
+export function spawnDetachedReaper(stateRoot: string, config: unknown): number {
   if (!existsSync(REAPER_ENTRY))
     throw new Error(`reaper entry ${REAPER_ENTRY} is missing: build first (npm run build)`);
   const node = nodeCommand();
-  const child = spawn(node.command, [REAPER_ENTRY, JSON.stringify(config)], {
+  const handoff = writeHandoff(stateRoot, config);
+  const child = spawn(node.command, [REAPER_ENTRY, handoff], {
     detached: true,
     stdio: 'ignore',
     cwd: '/',
     env: { ...reaperEnvironment(), ...node.env },
   });
   child.unref();
-  if (child.pid === undefined) throw new Error('the reaper did not start');
+  if (child.pid === undefined) {
+    rmSync(handoff, { force: true });
+    throw new Error('the reaper did not start');
+  }
   return child.pid;
 }
 
@@ -69,7 +75,7 @@ export function handOffSessionEnd(agent: string, eventText: string, startPid: nu
     cwd: entry.cwd,
     startedAtMs: entry.startedAtMs,
   }));
-  return spawnDetachedReaper({
+  return spawnDetachedReaper(paths.root, {
     kind: 'session-end',
     agent,
     event: eventText,

@@ -4,7 +4,10 @@
  * Never pid ≤ 1, a protected command, another user's process, an excluded pid (the reaper's and
  * the hook's ancestors), the agent itself, a live session's root, another agent's root, a process carrying any other
  * session's id (nor what lies under it), or a carrier that started outside the session
- * (`startedWithinSession`, the same check the leak judge makes). Pure over its inputs.
+ * (`startedWithinSession`, the same check the leak judge makes). A carrier is a seed only when no
+ * live agent is among its ancestors: the agent that ran the SessionEnd hook has exited, so its
+ * leftovers have none, while a live agent's children (another agent resumed on the same id, or
+ * the target of a forged SessionEnd) still have theirs. Pure over its inputs.
  */
 import { indexChildren } from '../../table/trees.js';
 import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
@@ -13,6 +16,7 @@ import type { AgentLeak, LeakedProcess } from '../find-leaks.js';
 import { startedWithinSession } from '../leak-judge.js';
 import { contextReasons, PROTECTED_COMMANDS } from '../leak-reasons.js';
 import { markerHits, rootAgentOf, sessionKeysOf } from '../match.js';
+import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
 import type { AgentRules } from '../rules.js';
 import type { StoredSession } from '../store-schema.js';
 
@@ -55,6 +59,18 @@ function isTarget(input: LeftoverInput, entry: ProcessEntry | undefined): entry 
   return input.uid === undefined || entry.uid === input.uid;
 }
 
+/** Whether a live agent (an agent root by the rules, or a live session's root) is among the ancestors. */
+function hasLiveAgentAncestor(input: LeftoverInput, entry: ProcessEntry): boolean {
+  let pid = entry.ppid;
+  for (let depth = 0; pid > 1 && depth < MAX_ANCESTRY_DEPTH; depth += 1) {
+    const parent = input.table.entries.get(pid);
+    if (parent === undefined) return false;
+    if (input.liveRoots.has(identityKey(parent)) || rootAgentOf(parent, input.rules) !== null) return true;
+    pid = parent.ppid;
+  }
+  return false;
+}
+
 function leftover(input: LeftoverInput, entry: ProcessEntry, why: string): LeakedProcess {
   const context = contextReasons(entry, input.table, new Set(), input.now);
   return { entry, role: 'other', reasons: [why, ...context] };
@@ -69,7 +85,7 @@ export function findSessionLeftovers(input: LeftoverInput): AgentLeak | null {
   for (const entry of table.entries.values()) {
     // The start bound first: it is free, and spares most processes an environ read.
     if (!isTarget(input, entry) || !startedWithinSession(entry, session)) continue;
-    if (belonging(input, entry, ours, hook.envKey) !== 'ours') continue;
+    if (belonging(input, entry, ours, hook.envKey) !== 'ours' || hasLiveAgentAncestor(input, entry)) continue;
     found.set(entry.pid, leftover(input, entry, `carries ${hook.envKey}=${hook.sessionId}, whose session ended`));
   }
   const children = indexChildren(table.entries);

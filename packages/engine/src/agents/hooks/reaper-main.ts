@@ -1,9 +1,10 @@
 /**
- * Entry of the detached SessionEnd reaper (`spawnReaper`): its config as one JSON argument,
- * validated; runs once and exits. Its own session, no inherited pipes, so the agent's hook pipe
+ * Entry of the detached SessionEnd reaper (`spawnReaper`): its config in the private hand-off
+ * file its one argument names (reaper-handoff.ts), read, removed and validated; runs once and exits. Its own session, no inherited pipes, so the agent's hook pipe
  * closes when the hook returns. Nothing here ever throws out: a reaper that failed says so in
  * the session's record, not on a terminal nobody reads.
  */
+import { readHandoff } from './reaper-handoff.js';
 import { REAPER_AGENT_EXIT_TIMEOUT_MS, reaperConfigSchema, runReaper } from './run-reaper.js';
 import { runSessionEnd, sessionEndConfigSchema } from './session-end.js';
 
@@ -13,13 +14,7 @@ export const REAPER_CLEANUP_BOUND_MS = 60_000;
 // The reaper exits by this bound whatever happens: it is never a long-lived process of its own.
 setTimeout(() => process.exit(0), REAPER_AGENT_EXIT_TIMEOUT_MS + REAPER_CLEANUP_BOUND_MS).unref();
 
-const raw: unknown = (() => {
-  try {
-    return JSON.parse(process.argv[2] ?? '');
-  } catch {
-    return null;
-  }
-})();
+const raw: unknown = readHandoff(process.argv[2] ?? '');
 // From the CLI's SessionEnd fast path (the event as it came), or from handleHookEvent (prepared).
 const handOff = sessionEndConfigSchema.safeParse(raw);
 const prepared = reaperConfigSchema.safeParse(raw);

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ancestorPids } from '../../signal/guards.js';
+import { readLiveStartTime } from '../../signal/start-time.js';
 import { readProcTable } from '../../table/linux-proc.js';
 import { identityKey, type ProcessTable } from '../../table/types.js';
 import { cleanAgentLeaks } from '../clean-leaks.js';
@@ -17,6 +18,7 @@ import { loadAgentRules } from '../rules.js';
 import { readSession, readSessions } from '../session-store.js';
 import { type HookCleanup, STORE_ID_PATTERN, type StoredSession } from '../store-schema.js';
 import { closeHookRecord } from './hook-record.js';
+import { keptPids } from './kept-trees.js';
 import { findSessionLeftovers } from './leftovers.js';
 import { waitForExit } from './wait-exit.js';
 
@@ -44,7 +46,10 @@ export const reaperConfigSchema = z
     endedAtMs: z.number().nonnegative(),
     /** Tests shorten the wait; absent: REAPER_AGENT_EXIT_TIMEOUT_MS. */
     exitTimeoutMs: z.number().int().positive().max(REAPER_AGENT_EXIT_TIMEOUT_MS).optional(),
+    /** The agent that ran the hook: the reaper acts only once it has exited. */
     root: identity,
+    /** When that agent started: the window of its leftovers when the record names another, live agent. */
+    rootStartedAtMs: z.number().nonnegative().optional(),
   })
   .strict();
 
@@ -81,19 +86,45 @@ function splitBySubtree(leak: AgentLeak): AgentLeak[] {
   return [...parts.values()].map((processes) => ({ ...leak, processes }));
 }
 
-async function endLeftovers(config: ReaperConfig, session: StoredSession, now: number): Promise<HookCleanup> {
+/**
+ * What the reaper looks for: the record as closed by this end, or, when the record names another
+ * agent that still runs (`shared`), this agent's own run within it: its root, its start, and the
+ * live agent's root and members spared.
+ */
+interface ReaperView {
+  readonly session: StoredSession;
+  readonly spared: { readonly roots: readonly string[]; readonly pids: readonly number[] };
+}
+
+function viewOf(config: ReaperConfig, record: StoredSession, now: number, shared: boolean): ReaperView {
+  if (!shared) return { session: { ...record, endedAtMs: record.endedAtMs ?? now }, spared: { roots: [], pids: [] } };
+  const startedAtMs = Math.max(record.startedAtMs, config.rootStartedAtMs ?? Number.POSITIVE_INFINITY);
+  return {
+    session: { ...record, root: { ...config.root, args: [] }, startedAtMs, endedAtMs: now },
+    spared: { roots: [identityKey(record.root)], pids: record.members.map((member) => member.pid) },
+  };
+}
+
+async function endLeftovers(config: ReaperConfig, view: ReaperView, now: number): Promise<HookCleanup> {
   const startedAt = performance.now();
+  const { session } = view;
   const { rules } = loadAgentRules(config.stateRoot);
   const envKey = session.hook?.envKey ?? null;
   if (envKey === null) return note(now, `${session.agent} puts no session id on its children: nothing to follow`);
   const table = readProcTable();
   const leak = findSessionLeftovers({
     table,
-    session: { ...session, endedAtMs: session.endedAtMs ?? now },
+    session,
     rules,
     readMarkers: createMarkerReader(new Set([...rules.markersByName.keys(), envKey])),
-    exclude: new Set([process.pid, ...ancestorPids(), ...config.chain]),
-    liveRoots: liveRootsOf(config.stateRoot, table, session.id),
+    exclude: new Set([
+      process.pid,
+      ...ancestorPids(),
+      ...config.chain,
+      ...view.spared.pids,
+      ...keptPids(config.stateRoot, table),
+    ]),
+    liveRoots: new Set([...liveRootsOf(config.stateRoot, table, session.id), ...view.spared.roots]),
     ...(typeof process.getuid === 'function' ? { uid: process.getuid() } : {}),
     now,
   });
@@ -124,15 +155,22 @@ export async function runReaper(config: ReaperConfig): Promise<StoredSession | n
   const now = Date.now();
   const session = readSession(config.stateRoot, config.recordId);
   if (session === null) return null;
-  // A later SessionStart reopened the session with another root: that run is not over.
-  if (session.root.pid !== config.root.pid || session.root.startTime !== config.root.startTime) return session;
+  // The record names another agent (a later SessionStart, the same id resumed elsewhere, or a
+  // SessionEnd this agent never ran): while that one runs, only this agent's own leftovers are
+  // ended, and its record stays as it is.
+  const shared = session.root.pid !== config.root.pid || session.root.startTime !== config.root.startTime;
+  if (shared) {
+    if (!exited || readLiveStartTime(session.root.pid) !== session.root.startTime) return session;
+    await endLeftovers(config, viewOf(config, session, now, true), now).catch(() => null);
+    return session;
+  }
   if (!exited) {
     const text = 'the agent was still running when the reaper stopped waiting: nothing ended';
     return closeHookRecord(config.stateRoot, session, config.endedAtMs, note(now, text));
   }
   let cleanup: HookCleanup;
   try {
-    cleanup = await endLeftovers(config, session, now);
+    cleanup = await endLeftovers(config, viewOf(config, session, now, false), now);
     cleanup = { ...cleanup, note: `${cleanup.note}; reaper ready ${readyMs} ms after its start` };
   } catch (error) {
     cleanup = note(Date.now(), `clean-up failed: ${error instanceof Error ? error.message : String(error)}`);

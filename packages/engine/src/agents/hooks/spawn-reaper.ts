@@ -10,5 +10,5 @@ export { REAPER_ENTRY } from './hook-end-fast.js';
 
 /** The reaper's pid; throws when it could not be started (the hook reports that on stderr). */
 export function spawnReaper(config: ReaperConfig): number {
-  return spawnDetachedReaper(config);
+  return spawnDetachedReaper(config.stateRoot, config);
 }
