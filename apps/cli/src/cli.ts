@@ -29,6 +29,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
   trim: async () => (await import('./commands/trim.js')).trimCommand,
   watch: async () => (await import('./commands/watch.js')).watchCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
   hooks: async () => (await import('./commands/hooks.js')).hooksCommand,
   mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   hook: async () => ({ summary: HOOK_SUMMARY, usage: HOOK_USAGE, main: runHook }),

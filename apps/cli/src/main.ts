@@ -23,7 +23,7 @@ if (name === 'run') {
   const { runRun } = (await import(bundle)) as typeof import('./run-main.js');
   process.exit(await runRun(rest));
 }
-// `serve` and `scenario` run from tsc's output (see rolldown.config.mjs), every other command
+// `serve`, `export` (both start a host) and `scenario` run from tsc's output (see rolldown.config.mjs), every other command
 // from the split command table: one engine copy per process either way.
-const table: string = name === 'serve' || name === 'scenario' ? './cli.js' : './bundle/cli/cli.js';
+const table: string = name === 'serve' || name === 'export' || name === 'scenario' ? './cli.js' : './bundle/cli/cli.js';
 await import(table);

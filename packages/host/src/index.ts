@@ -1,5 +1,21 @@
 export { createEnginePort, type EnginePortOptions } from './engine/binding.js';
 export * from './engine/port.js';
+export {
+  DEFAULT_EXPORT_INTERVAL_SECONDS,
+  type Exporter,
+  type ExportOptions,
+  MAX_EXPORT_INTERVAL_SECONDS,
+  MIN_EXPORT_INTERVAL_SECONDS,
+  startExporter,
+} from './export/export-main.js';
+export {
+  DEFAULT_LISTEN,
+  ExportInputError,
+  parseListen,
+  parseOtlpUrl,
+  remoteToken,
+} from './export/listen.js';
+export { PortInUseError } from './export/metrics-server.js';
 export * from './host.js';
 export { createWorkerTableReader, WORKER_READ_TIMEOUT_MS, type WorkerTableReader } from './poll/worker-reader.js';
 export { BROWSER_ENV, openInBrowser } from './serve/open-browser.js';
