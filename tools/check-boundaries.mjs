@@ -78,7 +78,7 @@ const PACKAGE_LAYERS = {
     'agents', // agent sessions, alerts, hooks
     'compat', // adapters over the public API
   ],
-  'packages/host': ['engine', 'snapshot', 'poll', 'serve', 'commands'],
+  'packages/host': ['engine', 'snapshot', 'poll', 'serve', 'commands', 'export'],
   'packages/scenarios': ['agents', 'definitions'],
   'apps/cli': ['mcp', 'commands'],
   'apps/desktop': ['node', 'electron-main'],

@@ -102,8 +102,12 @@ describe('export over OTLP/HTTP protobuf', () => {
         logs.flatMap((request) =>
           (request.resourceLogs ?? []).flatMap((resource) => resource.scopeLogs.flatMap((scope) => scope.logRecords)),
         );
+      // Other test files run agents too, and the exporter sees the whole machine: only this agent's
+      // session counts (its id names the root's pid).
+      const ours = (record: { readonly attributes: readonly KeyValue[] }) =>
+        attribute(record.attributes, 'session.id')?.includes(`-${agent.rootPid}-`) === true;
       const alertFound = await pollUntil(
-        () => records().find((record) => attribute(record.attributes, 'event.name') === 'alert-found'),
+        () => records().find((record) => attribute(record.attributes, 'event.name') === 'alert-found' && ours(record)),
         { deadlineMs: EVENT_WAIT_MS, description: 'an alert-found log record' },
       );
       const sessionId = attribute(alertFound.attributes, 'session.id');
@@ -113,12 +117,16 @@ describe('export over OTLP/HTTP protobuf', () => {
       process.kill(agent.rootPid, 'SIGKILL');
       await pollUntil(
         () => {
-          const names = records().map((record) => attribute(record.attributes, 'event.name'));
+          const names = records()
+            .filter(ours)
+            .map((record) => attribute(record.attributes, 'event.name'));
           return names.includes('leak-found') && names.includes('alert-cleared');
         },
         { deadlineMs: EVENT_WAIT_MS, description: 'leak-found and alert-cleared log records' },
       );
-      const leak = records().find((record) => attribute(record.attributes, 'event.name') === 'leak-found');
+      const leak = records().find(
+        (record) => attribute(record.attributes, 'event.name') === 'leak-found' && ours(record),
+      );
       expect(leak === undefined ? undefined : attribute(leak.attributes, 'session.id')).toBe(sessionId);
       expect(leak === undefined ? undefined : attribute(leak.attributes, 'process.pid')).toMatch(/^\d+$/);
 
