@@ -71,6 +71,7 @@ const PACKAGE_LAYERS = {
     'classify', // outcome classification
     'run', // the run supervisor
     'ports', // listeners by identity
+    'containers', // which container a process runs in (Docker Engine API over its socket)
     'ledger', // the append-only ledger
     'ending', // ending members, each kill with its ledger record
     'lease', // leases and guardians

@@ -1,5 +1,6 @@
 export * from './agents/index.js';
 export * from './classify/index.js';
+export * from './containers/index.js';
 export { killTree } from './kill/kill-tree.js';
 export {
   FREEZE_ROUNDS,

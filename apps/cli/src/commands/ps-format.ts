@@ -17,10 +17,13 @@ export interface PsTextRow {
   readonly startedAtMs: number;
   readonly command: string;
   readonly args: readonly string[];
+  readonly container?: { readonly id: string; readonly name: string | null; readonly image: string | null };
 }
 
 export const PS_HEADER = ['PID', 'PPID', 'PGID', 'SID', 'S', 'UID', 'START', 'TICKS', 'COMMAND'] as const;
 const ELLIPSIS = '…';
+/** Docker's own short form of a container id. */
+const SHORT_ID_LENGTH = 12;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -52,7 +55,18 @@ export interface PsTextOptions {
   readonly now?: Date;
 }
 
+/** `name (image)`, or the short id when the engine did not say; `-` outside any container. */
+export function containerCell(container: PsTextRow['container']): string {
+  if (container === undefined) return '-';
+  const name = container.name ?? container.id.slice(0, SHORT_ID_LENGTH);
+  return terminalText(container.image === null ? name : `${name} (${container.image})`);
+}
+
 export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[], options: PsTextOptions): string {
+  // The CONTAINER column appears only when some process runs in a container: hosts without any
+  // keep the classic layout.
+  const withContainers = rows.some(({ row }) => row.container !== undefined);
+  const header: readonly string[] = withContainers ? [...PS_HEADER.slice(0, -1), 'CONTAINER', 'COMMAND'] : PS_HEADER;
   const cells = rows.map(({ row, depth }) => [
     String(row.pid),
     String(row.ppid),
@@ -62,15 +76,16 @@ export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[]
     String(row.uid),
     formatStart(row.startedAtMs, options.now),
     row.startTime,
+    ...(withContainers ? [containerCell(row.container)] : []),
     '  '.repeat(depth) + (row.args.length > 0 ? terminalArgs(row.args) : `[${terminalText(row.command)}]`),
   ]);
-  const widths = PS_HEADER.map((title, column) =>
+  const widths = header.map((title, column) =>
     Math.max(title.length, ...cells.map((line) => line[column]?.length ?? 0)),
   );
-  const last = PS_HEADER.length - 1;
+  const last = header.length - 1;
   const format = (line: readonly string[]) => {
     const text = line.map((cell, column) => (column === last ? cell : cell.padStart(widths[column] ?? 0))).join(' ');
     return options.width === null ? text : fitLine(text, options.width);
   };
-  return `${[format(PS_HEADER), ...cells.map(format)].join('\n')}\n`;
+  return `${[format(header), ...cells.map(format)].join('\n')}\n`;
 }

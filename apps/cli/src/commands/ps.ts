@@ -3,9 +3,18 @@
  * fields, flat or as a tree; `--pid` limits it to that process and its descendants. `--json` rows
  * are the protocol's process node (the host's `toProcessNode`, as the UI gets them) plus the whole
  * `args`; the text is for people (ps-format.ts).
+ * A process inside a container carries `container` (id, runtime, name, image; a CONTAINER column in
+ * the text), read from its cgroup and the engine socket (packages/engine/src/containers/).
  */
 import { parseArgs } from 'node:util';
-import { createTableReader, indexChildren, type ProcessEntry, type ProcessTable } from '@treewarden/engine';
+import {
+  ContainerResolver,
+  createTableReader,
+  indexChildren,
+  type ProcessContainer,
+  type ProcessEntry,
+  type ProcessTable,
+} from '@treewarden/engine';
 import { toProcessNode } from '@treewarden/host';
 import type { ProcessNode } from '@treewarden/protocol';
 import { parsePid, writeOut } from '../args.js';
@@ -27,6 +36,8 @@ const DEFAULT_COLUMNS = 80;
 /** The protocol's process node, with the whole argv beside its display `commandLine`. */
 export interface PsRow extends ProcessNode {
   readonly args: readonly string[];
+  /** The container the process runs in (id, runtime, name, image); absent outside any. */
+  readonly container?: ProcessContainer;
 }
 
 export interface PsNode extends PsRow {
@@ -34,8 +45,10 @@ export interface PsNode extends PsRow {
 }
 
 /** One read has no earlier CPU time to diff against: cpuPercent is absent (unknown), never 0. */
-function toRow(entry: ProcessEntry): PsRow {
-  return { ...toProcessNode(entry, undefined, false), args: entry.args };
+function toRow(entry: ProcessEntry, containers: ReadonlyMap<number, ProcessContainer>): PsRow {
+  const container = containers.get(entry.pid);
+  const row = { ...toProcessNode(entry, undefined, false), args: entry.args };
+  return container === undefined ? row : { ...row, container };
 }
 
 /** Columns to fit on a terminal; null (whole lines) when piped or with --wide. */
@@ -45,7 +58,11 @@ function outputWidth(wide: boolean): number | null {
 }
 
 /** Roots: the asked pid, or every process whose parent is not in the table (pid 1, kthreadd, 0-parented). */
-function buildForest(table: ProcessTable, rootPid: number | undefined): PsNode[] {
+function buildForest(
+  table: ProcessTable,
+  rootPid: number | undefined,
+  containers: ReadonlyMap<number, ProcessContainer>,
+): PsNode[] {
   const children = indexChildren(table.entries);
   const build = (pid: number, seen: Set<number>): PsNode | null => {
     const entry = table.entries.get(pid);
@@ -53,7 +70,7 @@ function buildForest(table: ProcessTable, rootPid: number | undefined): PsNode[]
     seen.add(pid);
     const kids = [...(children.get(pid) ?? [])].sort((a, b) => a - b);
     const nodes = kids.map((kid) => build(kid, seen)).filter((node): node is PsNode => node !== null);
-    return { ...toRow(entry), children: nodes };
+    return { ...toRow(entry, containers), children: nodes };
   };
   const seen = new Set<number>();
   const roots =
@@ -90,13 +107,15 @@ async function main(argv: readonly string[]): Promise<number> {
     await writeText(process.stderr, `treewarden ps: no process ${rootPid}\n`);
     return EXIT_FAILURE;
   }
-  const forest = buildForest(table, rootPid);
+  // Only descendants of a container shim are looked at, and nothing at all without an engine socket.
+  const containers = await new ContainerResolver().resolve(table);
+  const forest = buildForest(table, rootPid, containers);
   const tree = values.tree === true;
   const rows =
     tree || rootPid !== undefined
       ? flatten(forest)
       : // Numerically by pid: the table's order is the reader's (directory names, compared as text).
-        [...table.entries.values()].sort((a, b) => a.pid - b.pid).map((e) => ({ row: toRow(e), depth: 0 }));
+        [...table.entries.values()].sort((a, b) => a.pid - b.pid).map((e) => ({ row: toRow(e, containers), depth: 0 }));
   if (values.json === true) {
     const body = tree ? forest : rows.map(({ row }) => row);
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);

@@ -1,0 +1,20 @@
+export { type CgroupContainer, type ContainerRuntime, containerFromCgroup } from './cgroup-id.js';
+export {
+  type ContainerInfo,
+  ENGINE_REQUEST_TIMEOUT_MS,
+  EngineApiError,
+  engineRequest,
+  inspectContainer,
+  killContainer,
+  listContainers,
+  parseListedContainer,
+  stopContainer,
+} from './engine-api.js';
+export { engineSocketCandidates, findEngineSocket } from './engine-socket.js';
+export {
+  type CgroupReader,
+  ContainerResolver,
+  type ContainerResolverOptions,
+  type ProcessContainer,
+  shimDescendants,
+} from './process-containers.js';
