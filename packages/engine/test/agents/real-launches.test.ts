@@ -188,7 +188,7 @@ describe('recognition of real launches', () => {
       version: 1,
       id: hookId,
       agent: 'gemini',
-      root: { pid: BASE + 32, startTime: `st-${BASE + 32}`, args: child.args ?? [] },
+      root: { pid: BASE + 32, startTime: `st-${BASE + 32}`, args: [...(child.args ?? [])] },
       cwd: null,
       startedAtMs: MEMBER_START,
       lastSeenAtMs: MEMBER_START,
