@@ -10,7 +10,7 @@ const pid = z.number().int().positive();
 const startTime = z.string().min(1).max(64);
 const args = z.array(z.string());
 
-export const agentRoleSchema = z.enum(['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'other']);
+export const agentRoleSchema = z.enum(['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'agent', 'other']);
 export type AgentRole = z.infer<typeof agentRoleSchema>;
 
 export const agentSessionMemberSchema = z.object({ pid, startTime, role: agentRoleSchema, args }).strict();

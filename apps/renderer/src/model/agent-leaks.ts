@@ -13,6 +13,7 @@ export const ROLE_LABELS: Record<AgentRole | 'root', string> = {
   'dev-server': 'dev server',
   browser: 'browser',
   subagent: 'subagent',
+  agent: 'agent (relaunched)',
   other: 'other',
 };
 

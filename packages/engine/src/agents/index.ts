@@ -32,8 +32,10 @@ export { rememberObserved } from './remember.js';
 export { anyRootExited, ROOT_CHECK_INTERVAL_MS, waitForTickOrRootExit } from './root-watch.js';
 export {
   COMMON_ARGVS,
+  type LiveVars,
   MAX_MATCHED_SHARE,
   MIN_LIVE_PROCESSES,
+  markerNamesOf,
   ruleBreadthProblems,
   UNIVERSAL_ENV_KEYS,
 } from './rule-breadth.js';

@@ -42,6 +42,13 @@ export interface LeakInput {
   readonly isPresent?: (pid: number) => boolean;
   /** tty_nr of a process (0: none), null when unknown; read only for leaked processes. */
   readonly ttyOf?: (pid: number) => number | null;
+  /** A process's role from its argv (the rules' role patterns); default: every such find is `other`. */
+  readonly roleOfArgv?: (entry: ProcessEntry) => MemberRole;
+}
+
+/** The role of a leaked process nobody remembered: from its argv, `other` when none says more. */
+export function roleFromArgv(judge: Judge, entry: ProcessEntry): MemberRole {
+  return judge.input.roleOfArgv?.(entry) ?? 'other';
 }
 
 export interface Judge {
@@ -122,12 +129,18 @@ export function leaked(judge: Judge, entry: ProcessEntry, role: MemberRole, evid
 /** New descendants of leaked processes (spawned after the last observation) leak with them. */
 export function addDescendants(judge: Judge, found: LeakedProcess[]): void {
   const stack = found.map((process) => process.entry.pid);
+  const roles = new Map(found.map((process) => [process.entry.pid, process.role]));
   while (stack.length > 0) {
     const parent = stack.pop() as number;
     for (const pid of judge.children.get(parent) ?? []) {
       const entry = judge.input.table.entries.get(pid);
       if (!isEligible(judge, entry)) continue;
-      found.push(leaked(judge, entry, 'other', [`descendant of leaked ${parent}`]));
+      // Its own argv first; else a child of an MCP server or browser is part of that server.
+      const own = roleFromArgv(judge, entry);
+      const above = roles.get(parent);
+      const role = own === 'other' && (above === 'mcp-server' || above === 'browser') ? above : own;
+      roles.set(pid, role);
+      found.push(leaked(judge, entry, role, [`descendant of leaked ${parent}`]));
       stack.push(pid);
     }
   }

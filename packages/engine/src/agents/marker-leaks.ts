@@ -12,9 +12,10 @@ import {
   type Judge,
   type LeakedProcess,
   leaked,
+  roleFromArgv,
 } from './leak-judge.js';
 import { isAdopter } from './leak-reasons.js';
-import { describeHit, sessionKeysOf } from './match.js';
+import { describeHit, primaryAgent, sessionKeysOf } from './match.js';
 import { MAX_ANCESTRY_DEPTH } from './recognise.js';
 
 /** The top of a marked process's marked ancestry, when that top was reparented to an adopter. */
@@ -36,18 +37,19 @@ export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
   const groups = new Map<string, AgentLeak & { processes: LeakedProcess[] }>();
   for (const [pid, hits] of judge.input.markers) {
     const entry = judge.input.table.entries.get(pid);
-    const hit = hits[0];
-    if (hit === undefined || !isEligible(judge, entry)) continue;
-    const top = orphanedTop(judge, entry, hit.agent);
-    if (top === null || !isEligible(judge, top) || isAmbiguous(judge, top, hit.agent)) continue;
-    const sessionId = `${hit.agent}-orphan-${top.pid}-${top.startTime}`;
-    const found: LeakedProcess[] = [leaked(judge, top, 'other', topEvidence(judge, top))];
+    const agent = primaryAgent(hits);
+    if (agent === null || !isEligible(judge, entry)) continue;
+    const top = orphanedTop(judge, entry, agent);
+    if (top === null || !isEligible(judge, top) || isAmbiguous(judge, top, agent)) continue;
+    const sessionId = `${agent}-orphan-${top.pid}-${top.startTime}`;
+    // Roles from argv as for observed members (an MCP server is one, even found from markers alone).
+    const found: LeakedProcess[] = [leaked(judge, top, roleFromArgv(judge, top), topEvidence(judge, top, agent))];
     addDescendants(judge, found);
     groups.set(sessionId, {
       sessionId,
-      agent: hit.agent,
+      agent,
       root: null,
-      why: `${hit.agent} markers on a tree reparented to an adopter, outside every live session`,
+      why: `${agent} markers on a tree reparented to an adopter, outside every live session`,
       processes: found,
     });
   }
@@ -67,7 +69,7 @@ function isAmbiguous(judge: Judge, top: ProcessEntry, agent: string): boolean {
   );
 }
 
-function topEvidence(judge: Judge, top: ProcessEntry): string[] {
+function topEvidence(judge: Judge, top: ProcessEntry, agent: string): string[] {
   const hits = judge.input.markers.get(top.pid) ?? [];
-  return [`${hits[0]?.agent ?? 'agent'} marker ${hits.map(describeHit).join(', ')}; no live session claims it`];
+  return [`${agent} marker ${hits.map(describeHit).join(', ')}; no live session claims it`];
 }

@@ -14,11 +14,19 @@ export interface MarkerHit {
   readonly names?: 'session' | 'root-pid';
   /** The user rules file whose marker matched (absent: the built-in rules). */
   readonly source?: string;
+  /** `self`: the agent carries it on its own process too (rules.ts). */
+  readonly on: 'started' | 'self';
+}
+
+/** The first argument after argv[0] that is not an option: the script an interpreter runs. */
+export function scriptOf(args: readonly string[]): string {
+  return args.slice(1).find((arg) => !arg.startsWith('-')) ?? '';
 }
 
 export function matchesShape(args: readonly string[], shape: ArgvPattern): boolean {
   if (shape.argv0 !== undefined && !shape.argv0.test(args[0] ?? '')) return false;
   if (shape.argv1 !== undefined && !shape.argv1.test(args[1] ?? '')) return false;
+  if (shape.script !== undefined && !shape.script.test(scriptOf(args))) return false;
   if (shape.commandLine !== undefined) {
     const line = args.join(' ').slice(0, MAX_MATCHED_COMMAND_CHARS);
     if (!shape.commandLine.test(line)) return false;
@@ -47,12 +55,30 @@ export function markerHits(vars: MarkerVars | null, rules: AgentRules): MarkerHi
           agent: marker.agent,
           name,
           value,
+          on: marker.on,
           ...(marker.names ? { names: marker.names } : {}),
           ...(marker.source !== undefined ? { source: marker.source } : {}),
         });
     }
   }
   return hits;
+}
+
+/** Hits that say the process was started by `agent` (its `self` markers say nothing of the kind). */
+export function startedBy(hits: readonly MarkerHit[], agent: string): boolean {
+  return hits.some((hit) => hit.agent === agent && hit.on === 'started');
+}
+
+/**
+ * The agent a process's markers speak for: the one with the most hits (Kilo's children carry
+ * KILO=1, KILO_PID and OPENCODE=1: they are Kilo's), the first rule's on a tie.
+ */
+export function primaryAgent(hits: readonly MarkerHit[]): string | null {
+  const counts = new Map<string, number>();
+  for (const hit of hits) counts.set(hit.agent, (counts.get(hit.agent) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [agent, count] of counts) if (best === null || count > (counts.get(best) ?? 0)) best = agent;
+  return best;
 }
 
 /** Keys that tie a process to one session: `agent:session:VALUE` or `agent:root-pid:PID`. */

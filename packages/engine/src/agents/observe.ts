@@ -13,6 +13,7 @@ import { readControllingTty } from './controlling-tty.js';
 import { createMarkerReader, type MarkerReader } from './environ.js';
 import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
 import { SUBREAPER_COMMANDS } from './leak-reasons.js';
+import { roleOf } from './match.js';
 import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from './recognise.js';
 import { type RememberResult, rememberObserved } from './remember.js';
 import type { AgentRules, RulesProblem } from './rules.js';
@@ -87,8 +88,32 @@ export function adoptHookIds(live: readonly LiveSession[], remembered: readonly 
   for (const session of remembered)
     if (session.hook !== undefined && session.endedAtMs === null) byRoot.set(identityKey(session.root), session.id);
   return live.map((session) => {
-    const id = byRoot.get(identityKey(session.root));
+    // The hook names the agent process that ran it: the root, or the root's relaunched process
+    // (Gemini's child, Codex's vendor binary), which is the same session.
+    const agents = [session.root, ...session.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
+    const id = agents.map((entry) => byRoot.get(identityKey(entry))).find((found) => found !== undefined);
     return id === undefined ? session : { ...session, id };
+  });
+}
+
+/**
+ * A live session whose root was remembered as another session's relaunched agent process, whose
+ * root (the launcher) is gone, is that session still: the agent kept working after its launcher
+ * died, so it keeps the session's id (rememberObserved moves the record's root to it).
+ */
+export function adoptRelaunched(live: readonly LiveSession[], remembered: readonly StoredSession[]): LiveSession[] {
+  const byAgentMember = new Map<string, string>();
+  for (const session of remembered) {
+    if (session.endedAtMs !== null) continue;
+    for (const member of session.members)
+      if (member.role === 'agent') byAgentMember.set(identityKey(member), session.id);
+  }
+  const taken = new Set(live.map((session) => session.id));
+  return live.map((session) => {
+    const id = byAgentMember.get(identityKey(session.root));
+    if (id === undefined || taken.has(id)) return session;
+    taken.add(id);
+    return { ...session, id };
   });
 }
 
@@ -108,7 +133,7 @@ export function observeTable(
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
   const recognised = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
-  const live = adoptHookIds(recognised, remembered);
+  const live = adoptHookIds(adoptRelaunched(recognised, remembered), remembered);
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   // As written: another observer's members and ends folded in, so this tick judges with them too.
   const written = new Map(result.changed.map((record) => [record.id, writeSession(context.stateRoot, record)]));
@@ -126,6 +151,7 @@ export function observeTable(
     uid,
     now,
     ttyOf: readControllingTty,
+    roleOfArgv: (entry) => roleOf(entry, context.rules, { subagent: false, listening: false }),
     ...(isPresent !== undefined ? { isPresent } : {}),
   });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));

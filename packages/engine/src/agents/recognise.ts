@@ -7,7 +7,7 @@
 import { indexChildren } from '../table/trees.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
 import type { MarkerReader } from './environ.js';
-import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf } from './match.js';
+import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from './match.js';
 import type { MemberRole } from './rule-schema.js';
 import type { AgentRules } from './rules.js';
 
@@ -68,16 +68,35 @@ function hasAncestorIn(entry: ProcessEntry, table: ProcessTable, set: ReadonlySe
   return false;
 }
 
-/** Root candidates: the agent's argv shape, and not spawned by that agent (its marker absent). */
-function findRoots(input: RecogniseInput, markers: ReadonlyMap<number, MarkerHit[]>): Map<number, string> {
+/**
+ * Root candidates: the agent's argv shape, and not started by that agent (none of its `started`
+ * markers; a `self` marker, like CODEX_MANAGED_BY_NPM on Codex's vendor binary, is no evidence).
+ */
+function rootCandidates(input: RecogniseInput, markers: ReadonlyMap<number, MarkerHit[]>): Map<number, string> {
   const candidates = new Map<number, string>();
   for (const entry of input.table.entries.values()) {
     if (!isConsidered(entry, input.uid)) continue;
     const agent = rootAgentOf(entry, input.rules);
     if (agent === null) continue;
-    if ((markers.get(entry.pid) ?? []).some((hit) => hit.agent === agent.id)) continue;
+    if (startedBy(markers.get(entry.pid) ?? [], agent.id)) continue;
     candidates.set(entry.pid, agent.id);
   }
+  return candidates;
+}
+
+/**
+ * The agent's own relaunched process: a root candidate whose parent is a root candidate of the
+ * same agent (npm's node launcher and Codex's vendor binary, Gemini's relaunch with more heap,
+ * Qwen's `--expose-gc` child). A subagent carries its parent agent's `started` markers and is
+ * never a candidate, so it is never taken for one.
+ */
+function isRelaunch(entry: ProcessEntry, candidates: ReadonlyMap<number, string>): boolean {
+  const agent = candidates.get(entry.pid);
+  return agent !== undefined && candidates.get(entry.ppid) === agent;
+}
+
+/** Roots: candidates with no candidate above them (a relaunch's launcher that died leaves it a root). */
+function findRoots(input: RecogniseInput, candidates: ReadonlyMap<number, string>): Map<number, string> {
   // A root below another root is that session's subagent, not a session of its own.
   const roots = new Map<number, string>();
   const pids = new Set(candidates.keys());
@@ -91,7 +110,8 @@ function findRoots(input: RecogniseInput, markers: ReadonlyMap<number, MarkerHit
 export function recogniseSessions(input: RecogniseInput, markers = collectMarkers(input)): LiveSession[] {
   const children = indexChildren(input.table.entries);
   const listening = input.listeningPids ?? new Set<number>();
-  const roots = findRoots(input, markers);
+  const candidates = rootCandidates(input, markers);
+  const roots = findRoots(input, candidates);
   const claimed = new Set<number>();
   const sessions = [...roots].map(([rootPid, agent]) => {
     const root = input.table.entries.get(rootPid) as ProcessEntry;
@@ -105,7 +125,10 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
       const hits = markers.get(entry.pid) ?? [];
       for (const key of sessionKeysOf(hits)) keys.add(key);
       const subagent = rootAgentOf(entry, input.rules) !== null;
-      const role = roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
+      const relaunch = isRelaunch(entry, candidates);
+      // The agent's own process: a marker naming its pid as the root's names this session.
+      if (relaunch) keys.add(`${agent}:root-pid:${entry.pid}`);
+      const role = relaunch ? 'agent' : roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
       members.push({ entry, role, via: 'descendant' });
       stack.push(...(children.get(entry.pid) ?? []));
     }

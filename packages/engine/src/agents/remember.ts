@@ -104,8 +104,21 @@ export function rememberObserved(
     }
     const members = mergeMembers(previous.members, session, table);
     const keys = [...new Set([...previous.sessionKeys, ...session.sessionKeys])].slice(0, 100);
-    if (sameMembers(previous.members, members) && keys.length === previous.sessionKeys.length) continue;
-    const record = { ...previous, members, sessionKeys: keys, lastSeenAtMs: now };
+    // The launcher died and its relaunched agent process carries on (observe.ts adoptRelaunched):
+    // the record's root moves to it. A live recorded root is never replaced.
+    const moved = !isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null;
+    if (!moved && sameMembers(previous.members, members) && keys.length === previous.sessionKeys.length) continue;
+    const root = moved
+      ? { pid: session.root.pid, startTime: session.root.startTime, args: boundArgs(session.root.args) }
+      : previous.root;
+    const record = {
+      ...previous,
+      root,
+      // The record's root is no member of its own (a hook's root may be the launcher's relaunched process).
+      members: members.filter((m) => identityKey(m) !== identityKey(root)),
+      sessionKeys: keys,
+      lastSeenAtMs: now,
+    };
     byId.set(record.id, record);
     changed.push(record);
   }

@@ -4,7 +4,9 @@
  * --clean --all` would then end innocent processes. Such a file is refused whole, with a message
  * naming the file, the agent and the rule, before any of it is compiled. Checked against the
  * variables every environment has and against argv shapes every machine runs, and, when the
- * caller has one, against the live table's argv.
+ * caller has one, against the live table: its argv, and its environments (a variable nearly every
+ * process here carries, like NODE_EXTRA_CA_CERTS on a machine that sets it globally, is no mark of
+ * an agent, whatever a fixed list says).
  */
 import type { RulesFile } from './rule-schema.js';
 
@@ -85,16 +87,20 @@ export const MIN_LIVE_PROCESSES = 20;
 interface Shape {
   readonly argv0?: string;
   readonly argv1?: string;
+  readonly script?: string;
   readonly commandLine?: string;
 }
 
 function compiledMatcher(shape: Shape): (args: readonly string[]) => boolean {
   const argv0 = shape.argv0 === undefined ? null : new RegExp(shape.argv0);
   const argv1 = shape.argv1 === undefined ? null : new RegExp(shape.argv1);
+  const script = shape.script === undefined ? null : new RegExp(shape.script);
   const line = shape.commandLine === undefined ? null : new RegExp(shape.commandLine);
+  // The same reading of `script` as match.ts's scriptOf (not imported: rules.ts imports this module).
   return (args) =>
     (argv0 === null || argv0.test(args[0] ?? '')) &&
     (argv1 === null || argv1.test(args[1] ?? '')) &&
+    (script === null || script.test(args.slice(1).find((arg) => !arg.startsWith('-')) ?? '')) &&
     (line === null || line.test(args.join(' ')));
 }
 
@@ -119,12 +125,39 @@ function shapeProblem(shape: Shape, liveArgvs: readonly (readonly string[])[]): 
   return null;
 }
 
+/** The variables of one live process among those the file's markers name (read by the caller). */
+export type LiveVars = ReadonlyMap<string, string>;
+
+type MarkerInput = RulesFile['agents'][number]['markers'][number];
+
+function markerProblem(marker: MarkerInput, liveEnvs: readonly LiveVars[]): string | null {
+  if (UNIVERSAL_ENV_KEYS.has(marker.name))
+    return `nearly every process has ${marker.name} in its environment; a marker must be a variable the agent puts on its own children (e.g. CLAUDECODE)`;
+  if (liveEnvs.length < MIN_LIVE_PROCESSES) return null;
+  const value = marker.value === undefined ? null : new RegExp(marker.value);
+  const carriers = liveEnvs.filter((vars) => {
+    const found = vars.get(marker.name);
+    return found !== undefined && (value === null || value.test(found));
+  }).length;
+  if (carriers <= liveEnvs.length * MAX_MATCHED_SHARE) return null;
+  return `${carriers} of the ${liveEnvs.length} live processes here carry ${marker.name}; a marker must be a variable the agent puts on its own children (e.g. CLAUDECODE)`;
+}
+
+/** The variable names a file's markers read (what the caller reads from the live environments). */
+export function markerNamesOf(file: RulesFile): Set<string> {
+  return new Set(file.agents.flatMap((agent) => agent.markers.map((marker) => marker.name)));
+}
+
 /**
  * Why this file's rules are too broad to be evidence (empty when they are not): one line per
  * rule, naming the agent and the rule. Role rules only label members, never make one, so they
- * are not checked.
+ * are not checked. `liveEnvs`: the readable live processes' variables among `markerNamesOf(file)`.
  */
-export function ruleBreadthProblems(file: RulesFile, liveArgvs: readonly (readonly string[])[] = []): string[] {
+export function ruleBreadthProblems(
+  file: RulesFile,
+  liveArgvs: readonly (readonly string[])[] = [],
+  liveEnvs: readonly LiveVars[] = [],
+): string[] {
   const problems: string[] = [];
   for (const agent of file.agents) {
     agent.roots.forEach((shape, index) => {
@@ -133,10 +166,9 @@ export function ruleBreadthProblems(file: RulesFile, liveArgvs: readonly (readon
         problems.push(`agent "${agent.id}" roots[${index}] (${describeShape(shape)}) is too broad: it ${why}`);
     });
     agent.markers.forEach((marker, index) => {
-      if (UNIVERSAL_ENV_KEYS.has(marker.name))
-        problems.push(
-          `agent "${agent.id}" markers[${index}] (name "${marker.name}") is too broad: nearly every process has ${marker.name} in its environment; a marker must be a variable the agent puts on its own children (e.g. CLAUDECODE)`,
-        );
+      const why = markerProblem(marker, liveEnvs);
+      if (why !== null)
+        problems.push(`agent "${agent.id}" markers[${index}] (name "${marker.name}") is too broad: ${why}`);
     });
   }
   return problems;

@@ -23,18 +23,27 @@ function compiles(source: string): boolean {
   }
 }
 
-/** Every pattern present must match: argv[0], argv[1], or the whole argv joined with spaces. */
+/**
+ * Every pattern present must match: argv[0], argv[1], `script` (the first argument after argv[0]
+ * that is not an option: what `node --expose-gc …/cli.js` runs), or the whole argv joined with spaces.
+ */
 const argvShape = z
   .object({
     argv0: pattern.optional(),
     argv1: pattern.optional(),
+    script: pattern.optional(),
     commandLine: pattern.optional(),
     evidence: z.string().max(500).optional(),
   })
   .strict()
-  .refine((shape) => shape.argv0 !== undefined || shape.argv1 !== undefined || shape.commandLine !== undefined, {
-    message: 'needs at least one of argv0, argv1, commandLine',
-  });
+  .refine(
+    (shape) =>
+      shape.argv0 !== undefined ||
+      shape.argv1 !== undefined ||
+      shape.script !== undefined ||
+      shape.commandLine !== undefined,
+    { message: 'needs at least one of argv0, argv1, script, commandLine' },
+  );
 
 export const markerRuleSchema = z
   .object({
@@ -44,6 +53,13 @@ export const markerRuleSchema = z
     value: pattern.optional(),
     /** `session`: the value names the agent session; `root-pid`: the value is the agent root's pid. */
     names: z.enum(['session', 'root-pid']).optional(),
+    /**
+     * Who carries it. `started` (the default): the agent puts it on what it starts, so a process
+     * with the agent's argv shape carrying it was started by the agent (a subagent), never a root.
+     * `self`: the agent (or its launcher) puts it on its own process too (CODEX_MANAGED_BY_NPM on
+     * Codex's vendor binary): it marks what inherits it, but never disqualifies a root.
+     */
+    on: z.enum(['started', 'self']).optional(),
     evidence: z.string().max(500).optional(),
   })
   .strict();
@@ -57,7 +73,8 @@ export const agentRuleSchema = z
   })
   .strict();
 
-export const memberRoles = ['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'other'] as const;
+/** `agent`: the agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary under its launcher). */
+export const memberRoles = ['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'agent', 'other'] as const;
 export type MemberRole = (typeof memberRoles)[number];
 
 /** Role rules for members told apart by argv; `dev-server` (a listening socket) and `subagent` are built in. */
@@ -66,6 +83,7 @@ const roleRuleSchema = z
     role: z.enum(['mcp-server', 'shell', 'browser']),
     argv0: pattern.optional(),
     argv1: pattern.optional(),
+    script: pattern.optional(),
     commandLine: pattern.optional(),
   })
   .strict();

@@ -8,7 +8,7 @@ import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node
 import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
-import { ruleBreadthProblems } from './rule-breadth.js';
+import { type LiveVars, markerNamesOf, ruleBreadthProblems } from './rule-breadth.js';
 import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
 
 /** A rules file larger than this is refused unread: rules are a few KiB. */
@@ -20,6 +20,7 @@ export const AGENT_RULES_DIR = 'agent-rules';
 export interface ArgvPattern {
   readonly argv0?: RegExp;
   readonly argv1?: RegExp;
+  readonly script?: RegExp;
   readonly commandLine?: RegExp;
 }
 
@@ -30,6 +31,8 @@ export interface MarkerRule {
   readonly source?: string;
   readonly value?: RegExp;
   readonly names?: 'session' | 'root-pid';
+  /** `self`: the agent carries it on its own process too, so it never disqualifies a root. */
+  readonly on: 'started' | 'self';
 }
 
 export interface AgentRule {
@@ -60,10 +63,11 @@ export interface LoadedRules {
   readonly problems: readonly RulesProblem[];
 }
 
-function compileShape(shape: { argv0?: string; argv1?: string; commandLine?: string }): ArgvPattern {
+function compileShape(shape: { argv0?: string; argv1?: string; script?: string; commandLine?: string }): ArgvPattern {
   return {
     ...(shape.argv0 !== undefined ? { argv0: new RegExp(shape.argv0) } : {}),
     ...(shape.argv1 !== undefined ? { argv1: new RegExp(shape.argv1) } : {}),
+    ...(shape.script !== undefined ? { script: new RegExp(shape.script) } : {}),
     ...(shape.commandLine !== undefined ? { commandLine: new RegExp(shape.commandLine) } : {}),
   };
 }
@@ -84,6 +88,7 @@ export function compileRules(files: readonly RulesFile[], sources: readonly (str
         ...input.markers.map((marker) => ({
           agent: input.id,
           name: marker.name,
+          on: marker.on ?? 'started',
           ...(source !== undefined ? { source } : {}),
           ...(marker.value !== undefined ? { value: new RegExp(marker.value) } : {}),
           ...(marker.names !== undefined ? { names: marker.names } : {}),
@@ -137,6 +142,8 @@ function readRulesFile(file: string): string {
 export interface LoadRulesOptions {
   /** The live table's argv; called only when there are user files to check. */
   readonly liveArgvs?: () => readonly (readonly string[])[];
+  /** The readable live processes' variables among `names`; called only when there are user files. */
+  readonly liveEnvs?: (names: ReadonlySet<string>) => readonly LiveVars[];
 }
 
 interface UserFile {
@@ -166,7 +173,9 @@ function readUserFiles(dir: string, problems: RulesProblem[], options: LoadRules
     const file = join(dir, name);
     try {
       const parsed = parseRulesText(readRulesFile(file));
-      const tooBroad = ruleBreadthProblems(parsed, liveArgvs);
+      const names = markerNamesOf(parsed);
+      const liveEnvs = names.size > 0 ? (options.liveEnvs?.(names) ?? []) : [];
+      const tooBroad = ruleBreadthProblems(parsed, liveArgvs, liveEnvs);
       // The whole file goes: one rule that makes every process an agent's puts the rest in doubt.
       if (tooBroad.length > 0) throw new Error(tooBroad.join('; '));
       files.push({ path: file, rules: parsed });

@@ -6,7 +6,21 @@ import { rootAgentOf } from '../../src/agents/match.js';
 import { builtinRulesFile, loadAgentRules, parseRulesText } from '../../src/agents/rules.js';
 import { fakeEntry, makeTempDir } from '../helpers/index.js';
 
-const BUILTIN_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'goose', 'cursor-agent', 'aider', 'amp'];
+const BUILTIN_AGENTS = [
+  'claude-code',
+  'codex',
+  'gemini',
+  'opencode',
+  'goose',
+  'cursor-agent',
+  'aider',
+  'amp',
+  'qwen-code',
+  'kilo',
+  'copilot',
+  'droid',
+  'auggie',
+];
 
 function writeUserRules(root: string, name: string, text: string): void {
   mkdirSync(join(root, 'agent-rules'), { recursive: true, mode: 0o700 });

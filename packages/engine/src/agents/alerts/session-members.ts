@@ -51,6 +51,8 @@ export function judgedSession(
   const byPid = new Map<number, JudgedMember>();
   const admit = (entry: ProcessEntry, role: MemberRole) => {
     if (entry.pid <= 1 || entry.pid === live.root.pid || isProtected(entry.pid) || isZombie(entry)) return;
+    // The agent's own relaunched process is the agent, like the root: never an alert's target.
+    if (role === 'agent') return;
     if (uid !== undefined && entry.uid !== uid) return;
     // The first sight of a pid wins (this tick's recognition before the remembered record).
     if (!byPid.has(entry.pid)) byPid.set(entry.pid, { entry, role });
