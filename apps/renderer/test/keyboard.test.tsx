@@ -74,9 +74,11 @@ describe('keyboard navigation in the lease sidebar', () => {
       makeLease({ id: 'b', name: 'beta', holderState: 'dead', leakedCount: 2 }),
     ];
     useAppStore.getState().applySnapshot(makeSnapshot({ leases }));
+    // The first screen opens on the leaking lease; start the walk from the top.
+    expect(useAppStore.getState().selectedLeaseId).toBe('b');
+    useAppStore.getState().selectLease('a');
     render(<Sidebar />);
     const list = screen.getByRole('listbox', { name: 'Leases' });
-    expect(useAppStore.getState().selectedLeaseId).toBe('a');
     fireEvent.keyDown(list, { key: 'ArrowDown' });
     expect(useAppStore.getState().selectedLeaseId).toBe('b');
     expect(screen.getByRole('option', { name: /beta/ }).textContent).toContain('2 leaked');

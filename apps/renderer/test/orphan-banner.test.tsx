@@ -101,8 +101,11 @@ describe('OrphanBanner', () => {
     // The default clean-up asks first and names only what this state dir recorded.
     fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
     const cleanDialog = screen.getByRole('dialog');
-    expect(cleanDialog.textContent).toContain(String(leaked.process.pid));
-    expect(cleanDialog.textContent).not.toContain('5151');
+    expect(screen.getByTestId('clean-targets').textContent).toContain(String(leaked.process.pid));
+    expect(screen.getByTestId('clean-targets').textContent).not.toContain('5151');
+    // ...and says what the banner counts that it leaves, so the numbers add up.
+    expect(cleanDialog.textContent).toContain('End all 1 leaked process?');
+    expect(screen.getByTestId('clean-left').textContent).toContain('1 unregistered (pid 5151)');
     fireEvent.click(screen.getByRole('button', { name: 'Clean up' }));
     await waitFor(() => expect(sent).toEqual([{ type: 'cleanOrphans' }]));
     fireEvent.click(screen.getByRole('button', { name: 'End 1 unregistered…' }));
@@ -115,6 +118,83 @@ describe('OrphanBanner', () => {
     fireEvent.click(screen.getByRole('button', { name: 'End them' }));
     await waitFor(() =>
       expect(sent).toEqual([{ type: 'cleanOrphans' }, { type: 'cleanOrphans', includeUnregistered: true }]),
+    );
+  });
+
+  it('"Clean up all" lists and ends every leak the banner counts: runs and agent sessions alike', async () => {
+    const { sent } = installFakeBridge((command) =>
+      command.type === 'cleanAgentLeaks' ? okReply({ processes: [] }) : okReply({ kills: [] }),
+    );
+    const agentLeak = (pid: number, markersOnly: boolean) => ({
+      runId: null,
+      leaseId: null,
+      kind: 'agent' as const,
+      agent: 'claude-code' as const,
+      sessionId: 'claude-code-900-1',
+      role: 'mcp-server' as const,
+      ...(markersOnly ? { markersOnly: true } : {}),
+      reasons: ['its claude-code session ended (root pid 900 is gone)'],
+      process: makeProcess({ pid, startTime: String(pid * 10), command: 'node', commandLine: `node mcp-${pid}.js` }),
+    });
+    const orphans = [leaked, agentLeak(6161, false), agentLeak(6262, false), agentLeak(6363, true)];
+    act(() => useAppStore.getState().applySnapshot(makeSnapshot({ orphans, counts: { live: 1, leaked: 4 } })));
+    render(
+      <>
+        <OrphanBanner />
+        <CleanConfirm />
+      </>,
+    );
+    expect(screen.getByTestId('orphan-count').textContent).toContain('4 leaked processes');
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirm clean-up' });
+    const targets = screen.getByTestId('clean-targets');
+    // Listed: 3 ended + 1 left for its own confirmation = the banner's 4.
+    expect(dialog.textContent).toContain('End all 3 leaked processes?');
+    expect(targets.querySelectorAll('li')).toHaveLength(3);
+    for (const pid of ['4242', '6161', '6262']) expect(targets.textContent).toContain(`pid ${pid}`);
+    expect(targets.textContent).toContain('node mcp-6161.js');
+    expect(screen.getByTestId('clean-left').textContent).toContain('1 found from agent markers alone (pid 6363)');
+    // The list scrolls from the keyboard.
+    expect(targets.getAttribute('tabindex')).toBe('0');
+    expect(sent).toEqual([]);
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up' }));
+    await waitFor(() => expect(sent).toHaveLength(2));
+    expect(sent).toContainEqual({ type: 'cleanOrphans' });
+    expect(sent).toContainEqual({
+      type: 'cleanAgentLeaks',
+      targets: [
+        { pid: 6161, startTime: '61610' },
+        { pid: 6262, startTime: '62620' },
+      ],
+    });
+  });
+
+  it('"Clean up all" with only agent leaks is offered and sends only the agent clean-up', async () => {
+    const { sent } = installFakeBridge(() => okReply({ processes: [] }));
+    const agentOnly = {
+      runId: null,
+      leaseId: null,
+      kind: 'agent' as const,
+      agent: 'claude-code' as const,
+      sessionId: 'claude-code-900-1',
+      role: 'shell' as const,
+      reasons: ['its session ended'],
+      process: makeProcess({ pid: 7171, startTime: '71710', command: 'bash' }),
+    };
+    act(() =>
+      useAppStore.getState().applySnapshot(makeSnapshot({ orphans: [agentOnly], counts: { live: 1, leaked: 1 } })),
+    );
+    render(
+      <>
+        <OrphanBanner />
+        <CleanConfirm />
+      </>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
+    expect(screen.getByTestId('clean-targets').textContent).toContain('pid 7171');
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up' }));
+    await waitFor(() =>
+      expect(sent).toEqual([{ type: 'cleanAgentLeaks', targets: [{ pid: 7171, startTime: '71710' }] }]),
     );
   });
 });

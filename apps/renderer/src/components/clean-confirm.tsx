@@ -1,52 +1,78 @@
-/** "Clean up" asks first, like a single kill: it names what it will end and why each one leaked. */
+/**
+ * "Clean up" asks first, like a single kill: it lists every process it will end (one compact row
+ * each, evidence in the row) with the count, and for "Clean up all" also what the banner counts but
+ * this action leaves for its own confirmation, so the two numbers always add up.
+ */
+import type { OrphanView } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { cleanOrphans } from '../actions/actions';
-import { formatWallClock } from '../model/format';
+import { cleanAgentLeaks } from '../actions/agent-actions';
+import { ROLE_LABELS, targetsOf } from '../model/agent-leaks';
+import { cleanPlan } from '../model/clean-plan';
+import { formatWallClock, shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ConfirmDialog } from './confirm-dialog';
 
-/** Leaked processes named one by one in the confirmation before it summarises the rest. */
-const LISTED_ORPHANS = 6;
+function processes(count: number): string {
+  return `${count} leaked process${count === 1 ? '' : 'es'}`;
+}
+
+function owner(orphan: OrphanView): string {
+  if (orphan.kind === 'agent') return `${orphan.agent ?? 'agent'} ${ROLE_LABELS[orphan.role ?? 'other']}`;
+  return orphan.runId ? `run ${orphan.runId}` : 'run';
+}
 
 export function CleanConfirm() {
   const request = useAppStore((state) => state.confirmClean);
   const askClean = useAppStore((state) => state.askClean);
-  const orphans = useAppStore(
-    useShallow((state) =>
-      // The default clean-up ends only leaks of runs on record; unregistered trees and agent leaks have their own.
-      (state.snapshot?.orphans ?? []).filter(
-        (orphan) => orphan.kind === 'over' && (!request?.runId || orphan.runId === request.runId),
-      ),
-    ),
-  );
+  const orphans = useAppStore(useShallow((state) => state.snapshot?.orphans ?? []));
+  const plan = cleanPlan(orphans, request?.runId ?? null);
   const confirm = () => {
     if (!request) return;
     askClean(null);
-    void cleanOrphans(request.runId ?? undefined);
+    if (plan.runLeaks.length > 0 || request.runId) void cleanOrphans(request.runId ?? undefined);
+    if (plan.agentLeaks.length > 0) void cleanAgentLeaks(targetsOf(plan.agentLeaks));
   };
-  const what = request?.runId ? `the leaked processes of ${request.runId}` : 'every leaked process';
+  const left = plan.separate.unregistered.length + plan.separate.markersOnly.length;
+  const title = request?.runId
+    ? `End ${processes(plan.ends.length)} of ${request.runId}?`
+    : `End all ${processes(plan.ends.length)}?`;
   return (
     <ConfirmDialog
       label="Confirm clean-up"
       open={request !== null}
-      title={`End ${what}?`}
+      title={title}
       confirmLabel="Clean up"
       onConfirm={confirm}
       onCancel={() => askClean(null)}
     >
-      <ul className="dialog-list">
-        {orphans.slice(0, LISTED_ORPHANS).map((orphan) => (
-          <li key={`${orphan.process.pid}:${orphan.process.startTime}`}>
-            pid <strong>{orphan.process.pid}</strong> <code>{orphan.process.command}</code>{' '}
+      {/* Focusable and named so the list scrolls from the keyboard when it is longer than the dialog (axe scrollable-region-focusable). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard to scroll */}
+      <ul className="dialog-list clean-list" data-testid="clean-targets" tabIndex={0} aria-label="Processes to end">
+        {plan.ends.map((orphan) => (
+          <li key={`${orphan.process.pid}:${orphan.process.startTime}`} className="clean-target">
+            pid <strong>{orphan.process.pid}</strong> <span className="muted">{owner(orphan)}</span>{' '}
+            <code>{shortenCommandLine(orphan.process.commandLine || orphan.process.command)}</code>{' '}
             <span className="muted">
               started {formatWallClock(orphan.process.startedAtMs)}
               {orphan.reasons[0] ? ` · ${orphan.reasons[0]}` : ''}
             </span>
           </li>
         ))}
-        {orphans.length > LISTED_ORPHANS ? <li className="muted">and {orphans.length - LISTED_ORPHANS} more</li> : null}
-        {orphans.length === 0 ? <li className="muted">None is alive any more; nothing will be signalled.</li> : null}
+        {plan.ends.length === 0 ? <li className="muted">None is alive any more; nothing will be signalled.</li> : null}
       </ul>
+      {left > 0 ? (
+        <p className="muted" data-testid="clean-left">
+          Not ended by this:{' '}
+          {plan.separate.unregistered.length > 0 ? `${plan.separate.unregistered.length} unregistered` : ''}
+          {plan.separate.unregistered.length > 0 && plan.separate.markersOnly.length > 0 ? ' and ' : ''}
+          {plan.separate.markersOnly.length > 0
+            ? `${plan.separate.markersOnly.length} found from agent markers alone`
+            : ''}{' '}
+          (pid {[...plan.separate.unregistered, ...plan.separate.markersOnly].map((o) => o.process.pid).join(', ')}) —
+          weaker evidence, each has its own button that asks first.
+        </p>
+      ) : null}
       <p className="muted">
         Each one is re-read and identity-checked before any signal; a process that changed is refused, not killed.
       </p>

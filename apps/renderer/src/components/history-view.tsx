@@ -1,8 +1,9 @@
 /** The ledger of past runs (getHistory), newest first; a row opens its run. */
-import type { HistoryEntry } from '@treewarden/protocol';
+import type { HistoryEntry, Snapshot } from '@treewarden/protocol';
 import { useEffect, useState } from 'react';
 import { loadHistory } from '../actions/actions';
 import { formatClock, formatDuration, formatWallClock, shortenCommandLine } from '../model/format';
+import { openRunStatus } from '../model/history-status';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge } from './badges';
 import { CopyButton } from './run-id';
@@ -28,6 +29,16 @@ function LedgerDetails({ entry }: { entry: HistoryEntry }) {
       <dt>Survivors</dt>
       <dd>{entry.survivors}</dd>
     </dl>
+  );
+}
+
+/** A run with no recorded end: running only while supervised; a leaked one says so in the danger colour. */
+function OpenStatus({ entry, snapshot }: { entry: HistoryEntry; snapshot: Snapshot | null }) {
+  const status = openRunStatus(entry, snapshot);
+  return (
+    <span className={status === 'leaked' ? 'hot' : 'muted'} data-testid="history-open-status">
+      {status}
+    </span>
   );
 }
 
@@ -103,7 +114,7 @@ export function HistoryView() {
                 {entry.classification ? (
                   <ClassificationBadge classification={entry.classification} />
                 ) : (
-                  <span className="muted">running</span>
+                  <OpenStatus entry={entry} snapshot={snapshot} />
                 )}
               </td>
               <td className="num">{entry.exitCode ?? '—'}</td>

@@ -1,7 +1,8 @@
 /**
  * A banner that cannot be missed while leaked processes are alive. Its count is the snapshot's
  * one list of leaks (the header, the sidebar and the window title count the same list), agent
- * sessions' leaks included. "Clean up all" ends the leaks of runs on record; trees of a run cookie
+ * sessions' leaks included. "Clean up all" ends the leaks of runs on record and of remembered agent
+ * sessions (its dialog lists each one and what it leaves); trees of a run cookie
  * this state dir never recorded ("unregistered") end only through a separate, confirmed action,
  * as `orphans --clean --all`; agent leaks through their own confirmation listing what it signals,
  * and trees found from agent markers alone through another.
@@ -88,13 +89,13 @@ export function OrphanBanner() {
           </span>
         ))}
       </div>
-      {recorded.length > 0 ? (
+      {recorded.length > 0 || agent.remembered.length > 0 ? (
         <button
           type="button"
           className="btn btn-danger"
-          disabled={cleaning || cleaningAll}
+          disabled={cleaning || cleaningAll || agentCleaning}
           onClick={() => askClean({ runId: null })}
-          title="End the leaked trees of runs this state dir recorded (unregistered ones stay)"
+          title="End the leaks of recorded runs and agent sessions; lists each one first (unregistered and markers-only trees stay)"
         >
           {cleaning ? 'Cleaning…' : 'Clean up all'}
         </button>

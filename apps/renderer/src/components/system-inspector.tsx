@@ -1,4 +1,4 @@
-/** Facts about one system process (Enter on a row): the fields a kill decision needs. */
+/** Facts about one system process (Enter, click or double-click on a row; Escape closes): the fields a kill decision needs. */
 import type { ProcessNode } from '@treewarden/protocol';
 import { formatBytes, formatWallClock } from '../model/format';
 import type { Flag } from '../model/trend';
@@ -15,7 +15,15 @@ export function SystemInspector({
   onClose(): void;
 }) {
   return (
-    <section className="inspector" aria-label={`Process ${node.pid}`}>
+    <section
+      className="inspector"
+      aria-label={`Process ${node.pid}`}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        event.preventDefault();
+        onClose();
+      }}
+    >
       <header className="details-head">
         <h3>
           pid {node.pid} <span className="muted">{node.command}</span>

@@ -73,6 +73,25 @@ export function SystemView() {
   const deferredText = useDeferredValue(text);
   const nowMs = useNow();
   const scroller = useRef<HTMLDivElement>(null);
+  // Where focus was when the inspector opened: closing it returns there, never to <body>.
+  const inspectorOrigin = useRef<HTMLElement | null>(null);
+  const openInspector = useCallback((key: string) => {
+    const focused = document.activeElement;
+    if (focused instanceof HTMLElement && focused !== document.body) inspectorOrigin.current = focused;
+    setInspectKey(key);
+  }, []);
+  const closeInspector = useCallback(() => {
+    setInspectKey(null);
+    (inspectorOrigin.current ?? scroller.current)?.focus();
+  }, []);
+  // A click (or double-click) on a row selects it and opens its facts, like Enter does.
+  const activateRow = useCallback(
+    (key: string) => {
+      selectProcess(key);
+      openInspector(key);
+    },
+    [selectProcess, openInspector],
+  );
 
   useEffect(() => {
     void watchSystem(true);
@@ -177,19 +196,24 @@ export function SystemView() {
         aria-label="All processes"
         tabIndex={0}
         aria-activedescendant={ownsActive && activeKey ? rowDomId('system', activeKey) : undefined}
-        onKeyDown={(event) =>
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && inspectKey !== null) {
+            event.preventDefault();
+            closeInspector();
+            return;
+          }
           handleListKey(event, {
             keys: rows.map((row) => row.key),
             activeKey: ownsActive ? activeKey : null,
             setActive,
-            onEnter: setInspectKey,
+            onEnter: openInspector,
             onKill: (key) => {
               const row = rows.find((candidate) => candidate.key === key);
               if (row) requestKill(row);
             },
             onCollapse: toggle,
-          })
-        }
+          });
+        }}
       >
         {system.size === 0 ? <div className="tree-empty">Reading the process table…</div> : null}
         {system.size > 0 && rows.length === 0 && filter === 'flagged' && deferredText.trim() === '' ? (
@@ -230,7 +254,7 @@ export function SystemView() {
                   collapsed={collapsed.has(row.key)}
                   nowMs={nowMs}
                   anchor={null}
-                  onActivate={selectProcess}
+                  onActivate={activateRow}
                   onToggle={toggle}
                   onKill={requestKill}
                   killPending={`kill:${row.key}` in pending}
@@ -244,11 +268,7 @@ export function SystemView() {
         </div>
       </div>
       {inspected ? (
-        <SystemInspector
-          node={inspected}
-          flags={flags.get(inspectKey ?? '') ?? NO_FLAGS}
-          onClose={() => setInspectKey(null)}
-        />
+        <SystemInspector node={inspected} flags={flags.get(inspectKey ?? '') ?? NO_FLAGS} onClose={closeInspector} />
       ) : null}
     </div>
   );

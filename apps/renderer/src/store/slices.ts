@@ -1,6 +1,7 @@
 /** The store's slices: each owns its part of AppState and the setters that change it. */
 import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
+import { firstLease } from '../model/first-lease';
 import { identityKey } from '../model/identity';
 import { SystemTree } from '../model/system-tree';
 import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
@@ -30,10 +31,10 @@ export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
   applySnapshot: (snapshot) => {
     const { selectedLeaseId } = get();
     const leaseStillThere = snapshot.leases.some((lease) => lease.id === selectedLeaseId);
-    // Keep the user's selection; pick the first lease only when there is none to keep.
+    // Keep the user's selection; when there is none to keep, open on what needs attention.
     set({
       snapshot,
-      selectedLeaseId: leaseStillThere ? selectedLeaseId : (snapshot.leases[0]?.id ?? null),
+      selectedLeaseId: leaseStillThere ? selectedLeaseId : (firstLease(snapshot.leases)?.id ?? null),
       ...recordSnapshot(get(), snapshot),
     });
   },
