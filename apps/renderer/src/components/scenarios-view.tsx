@@ -3,7 +3,7 @@
  * runnable both ways (like the CLI's `--naive`), at a normal or a slow demo pace, and after a run
  * whether the outcome matched "Expected".
  */
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { loadScenarios, runScenario } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge } from './badges';
@@ -14,13 +14,14 @@ export function ScenariosView() {
   const pending = useAppStore((state) => state.pending);
   const launches = useAppStore((state) => state.scenarioLaunches);
   const connected = useAppStore((state) => state.connection.status === 'open');
-  const [slow, setSlow] = useState(false);
+  const pace = useAppStore((state) => state.scenarioPace);
+  const setPace = useAppStore((state) => state.setScenarioPace);
+  const slow = pace === 'slow';
   useEffect(() => {
     if (connected) void loadScenarios();
   }, [connected]);
   if (!scenarios) return <div className="placeholder">Loading scenarios…</div>;
   if (scenarios.length === 0) return <div className="placeholder">The host offers no scenarios.</div>;
-  const pace = slow ? 'slow' : 'normal';
   return (
     <div className="scenarios">
       <div className="view-intro scenarios-intro">
@@ -29,7 +30,11 @@ export function ScenariosView() {
           Treewarden ends it, or run it the naive way to see what a plain kill leaves behind.
         </p>
         <label className="pace" title="Scenarios that end by their timeout get a timeout five times longer">
-          <input type="checkbox" checked={slow} onChange={(event) => setSlow(event.target.checked)} />
+          <input
+            type="checkbox"
+            checked={slow}
+            onChange={(event) => setPace(event.target.checked ? 'slow' : 'normal')}
+          />
           Slow demo pace
         </label>
       </div>

@@ -180,6 +180,8 @@ export const createCatalogSlice: Slice<CatalogSlice> = (set) => ({
   scenarios: null,
   history: null,
   scenarioLaunches: {},
+  scenarioPace: 'normal',
+  setScenarioPace: (scenarioPace) => set({ scenarioPace }),
   noteScenarioLaunch: (name, naive, runId, pace) =>
     set((state) => ({
       scenarioLaunches: {

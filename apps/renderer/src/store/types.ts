@@ -178,6 +178,9 @@ export interface CatalogSlice {
   scenarios: ScenarioInfo[] | null;
   history: HistoryEntry[] | null;
   scenarioLaunches: Record<string, ScenarioLaunches>;
+  /** The Scenarios view's pace choice; in the store so a remount of the view (a reconnect) keeps it. */
+  scenarioPace: 'normal' | 'slow';
+  setScenarioPace(pace: 'normal' | 'slow'): void;
   noteScenarioLaunch(name: string, naive: boolean, runId: string, pace: 'normal' | 'slow'): void;
   setScenarios(scenarios: ScenarioInfo[]): void;
   setHistory(history: HistoryEntry[]): void;
