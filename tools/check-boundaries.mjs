@@ -86,6 +86,34 @@ const PACKAGE_LAYERS = {
   'apps/renderer': ['styles', 'model', 'store', 'transport', 'hooks', 'actions', 'components'],
 };
 
+/**
+ * Folders large enough to need an order of their own inside one layer: the same rule one level
+ * down (a sub-folder imports its own and those before it; the folder's top-level files, such as
+ * its barrel, may import any of them).
+ */
+const NESTED_LAYERS = {
+  'packages/engine/src/agents': [
+    'read', // what agents need of /proc beyond the table: environments, per-tick stats
+    'rules', // agent rules as data, their schema, breadth check and matching
+    'sessions', // recognition, remembered sessions and their store
+    'leaks', // leak judgement with evidence, finding and cleaning
+    'observe', // the observer and the watcher's tables
+    'alerts', // pile-up alerts and trim
+    'hooks', // SessionStart/SessionEnd hooks and the reaper
+  ],
+};
+
+/** The nested root and its sub-folder of a repo-relative path, or undefined. */
+function nestedLayerOf(where) {
+  const path = where.split(sep).join('/');
+  for (const root of Object.keys(NESTED_LAYERS)) {
+    if (!path.startsWith(`${root}/`)) continue;
+    const rest = path.slice(root.length + 1).split('/');
+    return rest.length >= 2 ? { pkg: root, folder: rest[0] } : undefined;
+  }
+  return undefined;
+}
+
 /** The package dir and the folder under its src/ of a repo-relative path, or undefined (a top-level file). */
 function layerOf(where) {
   const parts = where.split(sep).join('/').split('/');
@@ -97,7 +125,7 @@ function layerOf(where) {
 /** docs/ARCHITECTURE.md states each package's order in a line of its own; it must say what the list says. */
 function checkLayerDoc(problems) {
   const doc = readFileSync(join(ROOT, 'docs', 'ARCHITECTURE.md'), 'utf8');
-  for (const [pkg, order] of Object.entries(PACKAGE_LAYERS)) {
+  for (const [pkg, order] of [...Object.entries(PACKAGE_LAYERS), ...Object.entries(NESTED_LAYERS)]) {
     const line = doc.split('\n').find((text) => text.startsWith(`- \`${pkg}\`: `));
     const stated = line?.slice(`- \`${pkg}\`: `.length).trim();
     if (stated !== order.join(' < ')) {
@@ -121,6 +149,29 @@ function checkLayerLists(workspaces, problems) {
     for (const folder of order) {
       if (!folders.includes(folder)) problems.push(`PACKAGE_LAYERS lists ${pkg}/src/${folder}/, which does not exist`);
     }
+  }
+  for (const [root, order] of Object.entries(NESTED_LAYERS)) {
+    const dir = join(ROOT, root);
+    const folders = readdirSync(dir).filter((name) => statSync(join(dir, name)).isDirectory());
+    for (const folder of folders)
+      if (!order.includes(folder))
+        problems.push(`${root}/${folder}/ has no place in NESTED_LAYERS; add it to the order`);
+    for (const folder of order)
+      if (!folders.includes(folder)) problems.push(`NESTED_LAYERS lists ${root}/${folder}/, which does not exist`);
+  }
+}
+
+/** Inside a nested root: a sub-folder never imports one after it (unlisted ones are reported by checkLayerLists). */
+function checkNestedLayer(where, target, problems) {
+  const from = nestedLayerOf(where);
+  const to = nestedLayerOf(relative(ROOT, target));
+  if (from === undefined || to === undefined || from.pkg !== to.pkg) return;
+  const order = NESTED_LAYERS[from.pkg];
+  if (!order.includes(from.folder) || !order.includes(to.folder)) return;
+  if (order.indexOf(to.folder) > order.indexOf(from.folder)) {
+    problems.push(
+      `${where}: imports ${relative(ROOT, target)}; ${from.folder}/ lies below ${to.folder}/ in ${from.pkg}'s layer order (${order.join(' < ')})`,
+    );
   }
 }
 
@@ -246,6 +297,7 @@ function checkFile(workspaces, file, graph, problems) {
       }
       if (target && workspace && !isTest) {
         checkLayer(where, target, problems);
+        checkNestedLayer(where, target, problems);
         if (!graph.has(file)) graph.set(file, new Set());
         graph.get(file).add(target);
       }

@@ -1,18 +1,20 @@
 export * from './alerts/index.js';
-export { type CleanedLeak, type CleanLeaksOptions, cleanAgentLeaks, type ProcessCleanReport } from './clean-leaks.js';
-export {
-  createMarkerReader,
-  MAX_CACHED_ENVIRONS,
-  type MarkerReader,
-  type MarkerVars,
-  parseMarkerVars,
-} from './environ.js';
-export { type AgentLeak, findAgentLeaks, type LeakedProcess, type LeakInput } from './find-leaks.js';
-export { createFocusedReader, type FocusedReader, MAX_FOCUSED_PROCESSES, readFocusedTable } from './focused-table.js';
-export { readFullTable, sessionRelatedPids } from './full-table.js';
 export * from './hooks/index.js';
-export { END_CLOCK_SLACK_MS, startedWithinSession } from './leak-judge.js';
-export { type MarkerHit, markerHits, matchesShape, roleOf, rootAgentOf } from './match.js';
+export {
+  type CleanedLeak,
+  type CleanLeaksOptions,
+  cleanAgentLeaks,
+  type ProcessCleanReport,
+} from './leaks/clean-leaks.js';
+export { type AgentLeak, findAgentLeaks, type LeakedProcess, type LeakInput } from './leaks/find-leaks.js';
+export { END_CLOCK_SLACK_MS, startedWithinSession } from './leaks/leak-judge.js';
+export {
+  createFocusedReader,
+  type FocusedReader,
+  MAX_FOCUSED_PROCESSES,
+  readFocusedTable,
+} from './observe/focused-table.js';
+export { readFullTable, sessionRelatedPids } from './observe/full-table.js';
 export {
   type AgentObservation,
   findSubreapers,
@@ -20,16 +22,22 @@ export {
   type ObserveContext,
   observeAgentsOnce,
   observeTable,
-} from './observe.js';
+} from './observe/observe.js';
 export {
-  collectMarkers,
-  type LiveSession,
-  type RecogniseInput,
-  recogniseSessions,
-  type SessionMember,
-} from './recognise.js';
-export { rememberObserved } from './remember.js';
-export { anyRootExited, ROOT_CHECK_INTERVAL_MS, waitForTickOrRootExit } from './root-watch.js';
+  type AgentEvent,
+  type AgentWatcher,
+  createAgentWatcher,
+  FULL_SCAN_INTERVAL_MS,
+  WATCH_TICK_MS,
+} from './observe/watcher.js';
+export {
+  createMarkerReader,
+  MAX_CACHED_ENVIRONS,
+  type MarkerReader,
+  type MarkerVars,
+  parseMarkerVars,
+} from './read/environ.js';
+export { type MarkerHit, markerHits, matchesShape, roleOf, rootAgentOf } from './rules/match.js';
 export {
   COMMON_ARGVS,
   type LiveVars,
@@ -38,8 +46,8 @@ export {
   markerNamesOf,
   ruleBreadthProblems,
   UNIVERSAL_ENV_KEYS,
-} from './rule-breadth.js';
-export { type MemberRole, memberRoles, type RulesFile, rulesFileSchema } from './rule-schema.js';
+} from './rules/rule-breadth.js';
+export { type MemberRole, memberRoles, type RulesFile, rulesFileSchema } from './rules/rule-schema.js';
 export {
   AGENT_RULES_DIR,
   type AgentRule,
@@ -51,8 +59,17 @@ export {
   loadAgentRules,
   parseRulesText,
   type RulesProblem,
-} from './rules.js';
+} from './rules/rules.js';
 export { leakGroupRow, sessionRows } from './session-rows.js';
+export {
+  collectMarkers,
+  type LiveSession,
+  type RecogniseInput,
+  recogniseSessions,
+  type SessionMember,
+} from './sessions/recognise.js';
+export { rememberObserved } from './sessions/remember.js';
+export { anyRootExited, ROOT_CHECK_INTERVAL_MS, waitForTickOrRootExit } from './sessions/root-watch.js';
 export {
   AGENT_SESSIONS_DIR,
   ENDED_SESSION_RETENTION_MS,
@@ -62,7 +79,7 @@ export {
   readSessions,
   sessionsDir,
   writeSession,
-} from './session-store.js';
+} from './sessions/session-store.js';
 export {
   AGENT_SESSION_ID_PATTERN,
   type HookCleanup,
@@ -70,11 +87,4 @@ export {
   type StoredMember,
   type StoredSession,
   storedSessionSchema,
-} from './store-schema.js';
-export {
-  type AgentEvent,
-  type AgentWatcher,
-  createAgentWatcher,
-  FULL_SCAN_INTERVAL_MS,
-  WATCH_TICK_MS,
-} from './watcher.js';
+} from './sessions/store-schema.js';

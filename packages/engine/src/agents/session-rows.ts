@@ -1,8 +1,8 @@
 /** Remembered sessions and leaks as the rows of the shared contract (`sessions --json`, `orphans --json`). */
 import type { AgentLeakGroup, AgentSessionRow, SessionAlert } from '@treewarden/protocol';
-import type { AgentLeak } from './find-leaks.js';
-import type { LiveSession } from './recognise.js';
-import type { StoredSession } from './store-schema.js';
+import type { AgentLeak } from './leaks/find-leaks.js';
+import type { LiveSession } from './sessions/recognise.js';
+import type { StoredSession } from './sessions/store-schema.js';
 
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();

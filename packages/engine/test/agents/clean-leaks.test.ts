@@ -4,8 +4,8 @@
  * refused for a changed identity is reported per process, never retried on the new process.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanAgentLeaks } from '../../src/agents/clean-leaks.js';
-import type { AgentLeak } from '../../src/agents/find-leaks.js';
+import { cleanAgentLeaks } from '../../src/agents/leaks/clean-leaks.js';
+import type { AgentLeak } from '../../src/agents/leaks/find-leaks.js';
 import type { KillOutcome, KillTreeOptions } from '../../src/kill/types.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
 import { type FakeProcess, fakeEntry, fakeTable } from '../helpers/index.js';

@@ -1,6 +1,6 @@
 /** The KERN_PROCARGS2 parser on hand-built buffers following the documented layout. */
 import { describe, expect, it } from 'vitest';
-import { ProcArgsFormatError, parseProcArgs2, readProcArgs2 } from '../../src/agents/darwin-procargs.js';
+import { ProcArgsFormatError, parseProcArgs2, readProcArgs2 } from '../../src/table/darwin-procargs.js';
 
 function procargs(
   argc: number,

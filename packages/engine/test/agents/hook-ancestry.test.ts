@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { pollUntil, useProcessTracker } from '../../../../test-support/index.js';
 import { findHookAgent } from '../../src/agents/hooks/hook-ancestry.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import { makeTempDir } from '../helpers/index.js';
 

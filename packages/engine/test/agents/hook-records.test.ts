@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { HOOK_AGENTS } from '../../src/agents/hooks/hook-agents.js';
 import { closeHookRecord, openHookRecord } from '../../src/agents/hooks/hook-record.js';
-import { adoptHookIds, markerReaderFor } from '../../src/agents/observe.js';
-import type { LiveSession } from '../../src/agents/recognise.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import { readSessions } from '../../src/agents/session-store.js';
-import { createAgentWatcher } from '../../src/agents/watcher.js';
+import { adoptHookIds, markerReaderFor } from '../../src/agents/observe/observe.js';
+import { createAgentWatcher } from '../../src/agents/observe/watcher.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import type { LiveSession } from '../../src/agents/sessions/recognise.js';
+import { readSessions } from '../../src/agents/sessions/session-store.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';
 import { makeTempDir } from '../helpers/index.js';

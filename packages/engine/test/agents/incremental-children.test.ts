@@ -18,13 +18,13 @@ import {
   type FocusedReader,
   hasMarkers,
   readFocusedTable,
-} from '../../src/agents/focused-table.js';
-import { markerReaderFor } from '../../src/agents/observe.js';
-import { createNamespaceInitCache, parseIsNamespaceInit } from '../../src/agents/pid-namespace-init.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import type { StoredSession } from '../../src/agents/store-schema.js';
+} from '../../src/agents/observe/focused-table.js';
+import { markerReaderFor } from '../../src/agents/observe/observe.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import { readChildPids } from '../../src/table/linux-children.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
+import { createNamespaceInitCache, parseIsNamespaceInit } from '../../src/table/pid-namespace-init.js';
 import type { ProcessEntry, ProcessTable } from '../../src/table/types.js';
 import { fixturePath, makeTempDir, pollUntil, useProcessTracker } from '../helpers/index.js';
 

@@ -3,12 +3,12 @@
  * is leaked and why, and the classes of process that are never reported whatever their markers.
  */
 import { describe, expect, it } from 'vitest';
-import type { MarkerReader } from '../../src/agents/environ.js';
-import { findAgentLeaks } from '../../src/agents/find-leaks.js';
-import { collectMarkers, recogniseSessions } from '../../src/agents/recognise.js';
-import { rememberObserved } from '../../src/agents/remember.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import type { StoredSession } from '../../src/agents/store-schema.js';
+import { findAgentLeaks } from '../../src/agents/leaks/find-leaks.js';
+import type { MarkerReader } from '../../src/agents/read/environ.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import { collectMarkers, recogniseSessions } from '../../src/agents/sessions/recognise.js';
+import { rememberObserved } from '../../src/agents/sessions/remember.js';
+import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import type { ProcessTable } from '../../src/table/types.js';
 import { type FakeProcess, fakeTable, makeTempDir } from '../helpers/index.js';
 

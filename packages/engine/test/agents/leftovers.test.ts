@@ -4,10 +4,10 @@
  * another agent's root, a marker-less stranger, or a carrier that started before the session.
  */
 import { describe, expect, it } from 'vitest';
-import type { MarkerReader } from '../../src/agents/environ.js';
 import { findSessionLeftovers } from '../../src/agents/hooks/leftovers.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import type { StoredSession } from '../../src/agents/store-schema.js';
+import type { MarkerReader } from '../../src/agents/read/environ.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import { type FakeProcess, fakeTable, makeTempDir } from '../helpers/index.js';
 
 const { rules } = loadAgentRules(makeTempDir());

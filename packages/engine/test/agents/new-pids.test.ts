@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createNewPidWatch, parseAllocatorCursor } from '../../src/agents/new-pids.js';
+import { createNewPidWatch, parseAllocatorCursor } from '../../src/table/new-pids.js';
 import { useProcessTracker } from '../helpers/index.js';
 
 const tracker = useProcessTracker();

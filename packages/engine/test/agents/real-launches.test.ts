@@ -5,11 +5,11 @@
  * Tables are injected (the agents' launches are replayed, not run: test:agents runs the real ones).
  */
 import { describe, expect, it } from 'vitest';
-import type { MarkerReader } from '../../src/agents/environ.js';
-import { rootAgentOf } from '../../src/agents/match.js';
-import { observeTable } from '../../src/agents/observe.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import { readSessions, writeSession } from '../../src/agents/session-store.js';
+import { observeTable } from '../../src/agents/observe/observe.js';
+import type { MarkerReader } from '../../src/agents/read/environ.js';
+import { rootAgentOf } from '../../src/agents/rules/match.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import { readSessions, writeSession } from '../../src/agents/sessions/session-store.js';
 import { type FakeProcess, fakeEntry, fakeTable, makeTempDir } from '../helpers/index.js';
 
 const { rules } = loadAgentRules(makeTempDir());

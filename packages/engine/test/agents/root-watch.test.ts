@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
-import { anyRootExited, waitForTickOrRootExit } from '../../src/agents/root-watch.js';
+import { anyRootExited, waitForTickOrRootExit } from '../../src/agents/sessions/root-watch.js';
 
 const tracker = useProcessTracker();
 /** Longer than any test's timeout: a wait that returns at all returned early. */

@@ -1,7 +1,7 @@
 /** Breadth of agent rules: the built-in rules pass; the live table's share is checked when given. */
 import { describe, expect, it } from 'vitest';
-import { markerNamesOf, ruleBreadthProblems } from '../../src/agents/rule-breadth.js';
-import { builtinRulesFile } from '../../src/agents/rules.js';
+import { markerNamesOf, ruleBreadthProblems } from '../../src/agents/rules/rule-breadth.js';
+import { builtinRulesFile } from '../../src/agents/rules/rules.js';
 import { readProcTable } from '../../src/table/index.js';
 
 const liveArgvs = () =>

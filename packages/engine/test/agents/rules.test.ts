@@ -2,8 +2,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rootAgentOf } from '../../src/agents/match.js';
-import { builtinRulesFile, loadAgentRules, parseRulesText } from '../../src/agents/rules.js';
+import { rootAgentOf } from '../../src/agents/rules/match.js';
+import { builtinRulesFile, loadAgentRules, parseRulesText } from '../../src/agents/rules/rules.js';
 import { fakeEntry, makeTempDir } from '../helpers/index.js';
 
 const BUILTIN_AGENTS = [

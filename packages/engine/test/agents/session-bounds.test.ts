@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe.js';
-import { loadAgentRules } from '../../src/agents/rules.js';
-import { writeSession } from '../../src/agents/session-store.js';
-import type { StoredSession } from '../../src/agents/store-schema.js';
+import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import { writeSession } from '../../src/agents/sessions/session-store.js';
+import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import type { ProcessEntry } from '../../src/table/types.js';
 import { makeTempDir, spawnFixture, useProcessTracker } from '../helpers/index.js';

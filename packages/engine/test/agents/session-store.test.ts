@@ -2,7 +2,7 @@
 import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseMarkerVars } from '../../src/agents/environ.js';
+import { parseMarkerVars } from '../../src/agents/read/environ.js';
 import {
   ENDED_SESSION_RETENTION_MS,
   MAX_STORED_SESSIONS,
@@ -10,8 +10,8 @@ import {
   readSessions,
   sessionsDir,
   writeSession,
-} from '../../src/agents/session-store.js';
-import type { StoredSession } from '../../src/agents/store-schema.js';
+} from '../../src/agents/sessions/session-store.js';
+import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import { makeTempDir } from '../helpers/index.js';
 
 function record(id: string, startedAtMs: number, endedAtMs: number | null = null): StoredSession {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SESSION_ALERT_KINDS, type SessionAlertKind } from '@treewarden/protocol';
 import { z } from 'zod';
 import { openPrivateFile } from '../../state/trust.js';
-import { AGENT_ID_PATTERN } from '../rule-schema.js';
+import { AGENT_ID_PATTERN } from '../rules/rule-schema.js';
 
 export const ALERT_CONFIG_FILE = 'agent-alerts.json';
 /** A config larger than this is refused unread: it is a few hundred bytes. */

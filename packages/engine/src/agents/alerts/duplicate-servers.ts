@@ -5,7 +5,7 @@
  * descendants (`npm exec x` → `node …/x`). The newest set is kept; the older sets are the alert.
  */
 import { identityKey, type ProcessEntry } from '../../table/types.js';
-import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
+import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 import type { AlertDraft } from './draft.js';
 import { byAge, commandOf, type JudgedSession, setOf } from './session-members.js';
 

@@ -8,8 +8,8 @@
 import type { SessionAlert } from '@treewarden/protocol';
 import { ancestorPids } from '../../signal/guards.js';
 import { identityKey, type ProcessEntry, type ProcessTable } from '../../table/types.js';
-import type { LiveSession } from '../recognise.js';
-import type { StoredSession } from '../store-schema.js';
+import type { LiveSession } from '../sessions/recognise.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 import { sessionBudget } from './budget.js';
 import type { AlertConfig } from './config.js';
 import type { AlertDraft } from './draft.js';

@@ -5,10 +5,10 @@
  */
 import { readProcEntry } from '../../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
-import type { LiveSession } from '../recognise.js';
-import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
-import type { MemberRole } from '../rule-schema.js';
-import type { StoredSession } from '../store-schema.js';
+import type { MemberRole } from '../rules/rule-schema.js';
+import type { LiveSession } from '../sessions/recognise.js';
+import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface JudgedMember {
   readonly entry: ProcessEntry;

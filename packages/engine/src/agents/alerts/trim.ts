@@ -8,8 +8,13 @@
 import { SESSION_ALERT_KINDS, type SessionAlertKind } from '@treewarden/protocol';
 import { readProcEntry } from '../../table/linux-proc.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
-import { type CleanedLeak, type CleanLeaksOptions, cleanAgentLeaks, type ProcessCleanReport } from '../clean-leaks.js';
-import type { AgentLeak } from '../find-leaks.js';
+import {
+  type CleanedLeak,
+  type CleanLeaksOptions,
+  cleanAgentLeaks,
+  type ProcessCleanReport,
+} from '../leaks/clean-leaks.js';
+import type { AgentLeak } from '../leaks/find-leaks.js';
 import type { JudgedAlert } from './judge.js';
 
 export const TRIM_LEDGER_REASON = 'session_trim';

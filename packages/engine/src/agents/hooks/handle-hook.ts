@@ -7,9 +7,9 @@
 
 import { readLiveStartTime } from '../../signal/start-time.js';
 import type { ProcessEntry } from '../../table/types.js';
-import type { AgentRules } from '../rules.js';
-import { readSession } from '../session-store.js';
-import type { StoredSession } from '../store-schema.js';
+import type { AgentRules } from '../rules/rules.js';
+import { readSession } from '../sessions/session-store.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 import { type HookAgent, hookRecordId } from './hook-agents.js';
 import { findHookAgent } from './hook-ancestry.js';
 import type { HookEvent } from './hook-event.js';

@@ -7,9 +7,9 @@
  */
 import { readProcEntry } from '../../table/linux-proc.js';
 import type { ProcessEntry } from '../../table/types.js';
-import { matchesShape } from '../match.js';
-import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
-import type { AgentRules } from '../rules.js';
+import { matchesShape } from '../rules/match.js';
+import type { AgentRules } from '../rules/rules.js';
+import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 
 export interface HookAncestry {
   /** The agent's process, or null when no ancestor could stand for it. */

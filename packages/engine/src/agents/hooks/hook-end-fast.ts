@@ -11,8 +11,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { engineDistFile } from '../../runtime/engine-files.js';
 import { nodeCommand } from '../../runtime/node-command.js';
 import { statePaths } from '../../state/state-dir.js';
-import builtin from '../builtin-rules.json' with { type: 'json' };
-import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from '../store-limits.js';
+import builtin from '../rules/builtin-rules.json' with { type: 'json' };
+import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from '../sessions/store-limits.js';
 import { readChain } from './hook-ancestry.js';
 import { writeHandoff } from './reaper-handoff.js';
 

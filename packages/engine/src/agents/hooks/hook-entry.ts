@@ -5,7 +5,7 @@
 
 export { statePaths } from '../../state/state-dir.js';
 export { isStateDirError } from '../../state/trust.js';
-export { loadAgentRules } from '../rules.js';
+export { loadAgentRules } from '../rules/rules.js';
 export { type HookResult, handleHookEvent } from './handle-hook.js';
 export { hookAgentNames, hookAgentOf } from './hook-agents.js';
 export { MAX_HOOK_INPUT_BYTES, parseHookEvent } from './hook-event.js';

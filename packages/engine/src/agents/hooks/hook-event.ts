@@ -3,7 +3,7 @@
  * these fields). Validated with zod; unknown fields are dropped, not refused: agents add fields.
  */
 import { z } from 'zod';
-import { AGENT_SESSION_ID_PATTERN } from '../store-schema.js';
+import { AGENT_SESSION_ID_PATTERN } from '../sessions/store-schema.js';
 
 export { MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 

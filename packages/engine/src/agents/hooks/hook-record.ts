@@ -4,8 +4,13 @@
  * per agent session id, so a resumed session is one session, not two.
  */
 import type { ProcessEntry } from '../../table/types.js';
-import { readSession, writeSession } from '../session-store.js';
-import { type HookCleanup, MAX_STORED_ARG_CHARS, MAX_STORED_ARGS, type StoredSession } from '../store-schema.js';
+import { readSession, writeSession } from '../sessions/session-store.js';
+import {
+  type HookCleanup,
+  MAX_STORED_ARG_CHARS,
+  MAX_STORED_ARGS,
+  type StoredSession,
+} from '../sessions/store-schema.js';
 import { type HookAgent, hookRecordId, sessionKeyOf } from './hook-agents.js';
 
 export interface HookStart {

@@ -11,14 +11,14 @@
  */
 import { indexChildren } from '../../table/trees.js';
 import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
-import type { MarkerReader } from '../environ.js';
-import type { AgentLeak, LeakedProcess } from '../find-leaks.js';
-import { startedWithinSession } from '../leak-judge.js';
-import { contextReasons, PROTECTED_COMMANDS } from '../leak-reasons.js';
-import { markerHits, rootAgentOf, sessionKeysOf } from '../match.js';
-import { MAX_ANCESTRY_DEPTH } from '../recognise.js';
-import type { AgentRules } from '../rules.js';
-import type { StoredSession } from '../store-schema.js';
+import type { AgentLeak, LeakedProcess } from '../leaks/find-leaks.js';
+import { startedWithinSession } from '../leaks/leak-judge.js';
+import { contextReasons, PROTECTED_COMMANDS } from '../leaks/leak-reasons.js';
+import type { MarkerReader } from '../read/environ.js';
+import { markerHits, rootAgentOf, sessionKeysOf } from '../rules/match.js';
+import type { AgentRules } from '../rules/rules.js';
+import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface LeftoverInput {
   readonly table: ProcessTable;

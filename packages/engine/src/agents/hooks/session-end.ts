@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import type { ProcessEntry } from '../../table/types.js';
-import { loadAgentRules } from '../rules.js';
-import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from '../store-schema.js';
+import { loadAgentRules } from '../rules/rules.js';
+import { MAX_STORED_ARG_CHARS, MAX_STORED_ARGS } from '../sessions/store-schema.js';
 import { prepareSessionEnd } from './handle-hook.js';
 import { hookAgentOf, MAX_HOOK_INPUT_BYTES } from './hook-agents.js';
 import { pickHookAgent } from './hook-ancestry.js';

@@ -33,8 +33,8 @@ import {
   selectTrim,
   trimAlerts,
 } from '../../../src/agents/alerts/index.js';
-import { type AgentObservation, markerReaderFor, observeAgentsOnce } from '../../../src/agents/observe.js';
-import { loadAgentRules } from '../../../src/agents/rules.js';
+import { type AgentObservation, markerReaderFor, observeAgentsOnce } from '../../../src/agents/observe/observe.js';
+import { loadAgentRules } from '../../../src/agents/rules/rules.js';
 import { readLedger } from '../../../src/ledger/read.js';
 
 /** Judging under load: a CLI-sized wait, not a timing claim. */

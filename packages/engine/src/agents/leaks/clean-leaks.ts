@@ -5,13 +5,13 @@
  * did not name (a live session's, or a stranger's) is refused whole, before anything is signalled.
  */
 
-import { type EndReport, endMembers, type KillTreeFn } from '../ending/end-members.js';
-import { killTree } from '../kill/kill-tree.js';
-import type { KillResult } from '../kill/types.js';
-import type { MemberMatch } from '../membership/run-members.js';
-import { readProcTable } from '../table/linux-proc.js';
-import { indexChildren } from '../table/trees.js';
-import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
+import { type EndReport, endMembers, type KillTreeFn } from '../../ending/end-members.js';
+import { killTree } from '../../kill/kill-tree.js';
+import type { KillResult } from '../../kill/types.js';
+import type { MemberMatch } from '../../membership/run-members.js';
+import { readProcTable } from '../../table/linux-proc.js';
+import { indexChildren } from '../../table/trees.js';
+import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
 import type { AgentLeak } from './find-leaks.js';
 
 export interface ProcessCleanReport {

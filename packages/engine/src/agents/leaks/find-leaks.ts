@@ -4,6 +4,9 @@
  * it; then the trees found from markers alone (marker-leaks.ts). What may never be judged is
  * decided once, in leak-judge.ts. Pure over its inputs.
  */
+
+import { describeHit, sessionKeysOf } from '../rules/match.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 import {
   type AgentLeak,
   addDescendants,
@@ -17,8 +20,6 @@ import {
   startedWithinSession,
 } from './leak-judge.js';
 import { markerOnlyLeaks } from './marker-leaks.js';
-import { describeHit, sessionKeysOf } from './match.js';
-import type { StoredSession } from './store-schema.js';
 
 export type { AgentLeak, LeakedProcess, LeakInput } from './leak-judge.js';
 

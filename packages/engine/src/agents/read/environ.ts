@@ -3,10 +3,10 @@
  * read once per identity `(pid, startTime)` and cached (bounded). Reuses the run-cookie reader's
  * bounded /proc/PID/environ read. Only the variables some rule names are kept.
  */
-import { readEnvironBounded } from '../membership/cookie.js';
-import { readLiveStartTime } from '../signal/start-time.js';
-import { identityKey, type ProcessIdentity } from '../table/types.js';
-import { readProcArgs2 } from './darwin-procargs.js';
+import { readEnvironBounded } from '../../membership/cookie.js';
+import { readLiveStartTime } from '../../signal/start-time.js';
+import { readProcArgs2 } from '../../table/darwin-procargs.js';
+import { identityKey, type ProcessIdentity } from '../../table/types.js';
 
 /** Identities whose markers are remembered; the oldest are forgotten first. */
 export const MAX_CACHED_ENVIRONS = 16_384;

@@ -1,5 +1,5 @@
 /** The circumstantial evidence around a leaked process: reparenting, dead leaders, age. Pure. */
-import type { ProcessEntry, ProcessTable } from '../table/types.js';
+import type { ProcessEntry, ProcessTable } from '../../table/types.js';
 
 /** Commands that adopt orphans for a user session (a `systemd --user`, a guardian is passed in). */
 export const SUBREAPER_COMMANDS: ReadonlySet<string> = new Set(['systemd', 'launchd']);

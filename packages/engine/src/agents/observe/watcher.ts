@@ -3,16 +3,16 @@
  * and every FULL_SCAN_INTERVAL_MS to find new sessions; between them, focused reads that follow
  * new orphans and the remembered sessions only. Each tick returns the events it saw.
  */
-import type { IdentityCache } from '../table/linux-entry.js';
-import { createLinuxReader } from '../table/linux-reader.js';
-import { identityKey, type ProcessIdentity } from '../table/types.js';
-import type { MarkerReader } from './environ.js';
-import type { AgentLeak } from './find-leaks.js';
+import type { IdentityCache } from '../../table/linux-entry.js';
+import { createLinuxReader } from '../../table/linux-reader.js';
+import { identityKey, type ProcessIdentity } from '../../table/types.js';
+import type { AgentLeak } from '../leaks/find-leaks.js';
+import type { MarkerReader } from '../read/environ.js';
+import { readSessions, type StoreProblem } from '../sessions/session-store.js';
+import type { HookCleanup, StoredSession } from '../sessions/store-schema.js';
 import { createFocusedReader, hasMarkers } from './focused-table.js';
 import { readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
-import { readSessions, type StoreProblem } from './session-store.js';
-import type { HookCleanup, StoredSession } from './store-schema.js';
 
 /** New sessions are found by a full read this often; leaks of known ones are followed every tick. */
 export const FULL_SCAN_INTERVAL_MS = 10_000;

@@ -4,13 +4,13 @@
  * members or a process whose marker names a live session), and how a leaked process gets its
  * circumstantial reasons. Pure over its inputs.
  */
-import { indexChildren } from '../table/trees.js';
-import type { ProcessEntry, ProcessTable } from '../table/types.js';
+import { indexChildren } from '../../table/trees.js';
+import type { ProcessEntry, ProcessTable } from '../../table/types.js';
+import { type MarkerHit, sessionKeysOf } from '../rules/match.js';
+import type { MemberRole } from '../rules/rule-schema.js';
+import type { LiveSession } from '../sessions/recognise.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 import { contextReasons, PROTECTED_COMMANDS } from './leak-reasons.js';
-import { type MarkerHit, sessionKeysOf } from './match.js';
-import type { LiveSession } from './recognise.js';
-import type { MemberRole } from './rule-schema.js';
-import type { StoredSession } from './store-schema.js';
 
 export interface LeakedProcess {
   readonly entry: ProcessEntry;

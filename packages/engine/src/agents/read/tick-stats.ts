@@ -1,5 +1,5 @@
 /** One focused read's stat lines by pid, shared by its parts (each process's stat read once per tick). */
-import { readStatFields, type StatFields } from '../table/linux-stat.js';
+import { readStatFields, type StatFields } from '../../table/linux-stat.js';
 
 /**
  * One read's stat lines by pid: a process whose entry was read and whose children are then

@@ -8,14 +8,14 @@
  * markers from the marker reader's.
  */
 import { readlinkSync } from 'node:fs';
-import { readLiveStartTime } from '../signal/start-time.js';
-import type { LinuxReader } from '../table/linux-reader.js';
-import { identityKey, type ProcessEntry, type ProcessTable } from '../table/types.js';
-import type { MarkerReader } from './environ.js';
-import { markerHits, rootAgentOf } from './match.js';
-import { isConsidered } from './recognise.js';
-import type { AgentRules } from './rules.js';
-import type { StoredSession } from './store-schema.js';
+import { readLiveStartTime } from '../../signal/start-time.js';
+import type { LinuxReader } from '../../table/linux-reader.js';
+import { identityKey, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import type { MarkerReader } from '../read/environ.js';
+import { markerHits, rootAgentOf } from '../rules/match.js';
+import type { AgentRules } from '../rules/rules.js';
+import { isConsidered } from '../sessions/recognise.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface FullTableContext {
   readonly rules: AgentRules;

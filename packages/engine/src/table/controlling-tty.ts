@@ -1,5 +1,5 @@
 /** Whether a process has a controlling terminal: `/proc/PID/stat` field 7 (tty_nr), 0 meaning none. Linux only. */
-import { readProcText } from '../table/linux-stat.js';
+import { readProcText } from './linux-stat.js';
 
 /** tty_nr of `pid`, or null when unknown (gone, not Linux). */
 export function readControllingTty(pid: number): number | null {

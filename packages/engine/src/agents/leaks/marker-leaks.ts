@@ -3,7 +3,9 @@
  * agent's marker whose marked ancestry ends at pid 1 or a subreaper, outside every live session.
  * Grouped per orphaned top; the top's unmarked descendants leak with it.
  */
-import type { ProcessEntry } from '../table/types.js';
+import type { ProcessEntry } from '../../table/types.js';
+import { describeHit, primaryAgent, sessionKeysOf } from '../rules/match.js';
+import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 import {
   type AgentLeak,
   addDescendants,
@@ -15,8 +17,6 @@ import {
   roleFromArgv,
 } from './leak-judge.js';
 import { isAdopter } from './leak-reasons.js';
-import { describeHit, primaryAgent, sessionKeysOf } from './match.js';
-import { MAX_ANCESTRY_DEPTH } from './recognise.js';
 
 /** The top of a marked process's marked ancestry, when that top was reparented to an adopter. */
 function orphanedTop(judge: Judge, entry: ProcessEntry, agent: string): ProcessEntry | null {

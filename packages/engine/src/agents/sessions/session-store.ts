@@ -19,7 +19,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
+import { checkPrivatePath, openPrivateFile } from '../../state/trust.js';
 import { mergeSessionRecords } from './remember.js';
 import { STORE_ID_PATTERN, type StoredSession, storedSessionSchema } from './store-schema.js';
 

@@ -5,7 +5,7 @@
  * its descendants' parents; the focused read reads them exactly, as it does pid 1's. A process's
  * pid namespace is fixed for its life, so the answer is kept per identity.
  */
-import { readProcText } from '../table/linux-stat.js';
+import { readProcText } from './linux-stat.js';
 
 /** `NSpid:` in /proc/PID/status lists the pid in each namespace, outermost first; an init's last is 1. */
 export function parseIsNamespaceInit(status: string): boolean {

@@ -11,7 +11,7 @@
  * look in order; the watcher's full scan resets this every FULL_SCAN_INTERVAL_MS, bounding it.)
  */
 import { readlinkSync } from 'node:fs';
-import { listPids, readProcText } from '../table/linux-stat.js';
+import { listPids, readProcText } from './linux-stat.js';
 
 /** `null`: no trusted difference this time (first look, a wrap, or an unreadable cursor). */
 export type NewPids = readonly number[] | null;

@@ -4,12 +4,12 @@
  * spawned by an agent: no marker of its own agent, no agent root above it) plus its descendants
  * by ancestry and the processes whose markers name it (a session id, the root's pid).
  */
-import { indexChildren } from '../table/trees.js';
-import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
-import type { MarkerReader } from './environ.js';
-import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from './match.js';
-import type { MemberRole } from './rule-schema.js';
-import type { AgentRules } from './rules.js';
+import { indexChildren } from '../../table/trees.js';
+import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import type { MarkerReader } from '../read/environ.js';
+import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from '../rules/match.js';
+import type { MemberRole } from '../rules/rule-schema.js';
+import type { AgentRules } from '../rules/rules.js';
 
 /** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
 export const MAX_ANCESTRY_DEPTH = 256;

@@ -8,15 +8,15 @@
  * reading their per-thread `children` files; `readFocusedTable` reads them all.
  */
 
-import { readChildPids } from '../table/linux-children.js';
-import { buildEntry, type IdentityCache } from '../table/linux-entry.js';
-import type { ProcessEntry, ProcessTable } from '../table/types.js';
-import { type Derivation, deriveChildren, type Followed } from './derived-children.js';
-import type { MarkerReader } from './environ.js';
-import { createNewPidWatch } from './new-pids.js';
-import { createNamespaceInitCache, type NamespaceInitCache } from './pid-namespace-init.js';
-import type { StoredSession } from './store-schema.js';
-import { type StatsThisTick, statOf } from './tick-stats.js';
+import { readChildPids } from '../../table/linux-children.js';
+import { buildEntry, type IdentityCache } from '../../table/linux-entry.js';
+import { createNewPidWatch } from '../../table/new-pids.js';
+import { createNamespaceInitCache, type NamespaceInitCache } from '../../table/pid-namespace-init.js';
+import type { ProcessEntry, ProcessTable } from '../../table/types.js';
+import { type Derivation, deriveChildren, type Followed } from '../read/derived-children.js';
+import type { MarkerReader } from '../read/environ.js';
+import { type StatsThisTick, statOf } from '../read/tick-stats.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 
 /** Bound on the processes one focused read visits (a fork bomb under pid 1 must not stall a tick). */
 export const MAX_FOCUSED_PROCESSES = 20_000;

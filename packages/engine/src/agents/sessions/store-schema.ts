@@ -1,6 +1,6 @@
 /** The on-disk record of one agent session (`<state dir>/agent-sessions/<id>.json`), validated on read. */
 import { z } from 'zod';
-import { memberRoles } from './rule-schema.js';
+import { memberRoles } from '../rules/rule-schema.js';
 
 const identity = { pid: z.number().int().positive(), startTime: z.string().min(1).max(64) };
 

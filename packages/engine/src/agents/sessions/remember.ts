@@ -4,7 +4,7 @@
  * dead in a full table are dropped, and sessions whose root is gone are marked ended. Writes only
  * records that changed.
  */
-import { identityKey, type ProcessTable } from '../table/types.js';
+import { identityKey, type ProcessTable } from '../../table/types.js';
 import type { LiveSession, SessionMember } from './recognise.js';
 import {
   type HookCleanup,

@@ -1,6 +1,6 @@
 /** Matching one process against compiled rules: argv shapes, markers, roles. Pure. */
-import type { ProcessEntry } from '../table/types.js';
-import type { MarkerVars } from './environ.js';
+import type { ProcessEntry } from '../../table/types.js';
+import type { MarkerVars } from '../read/environ.js';
 import type { MemberRole } from './rule-schema.js';
 import type { AgentRule, AgentRules, ArgvPattern, MarkerRule } from './rules.js';
 

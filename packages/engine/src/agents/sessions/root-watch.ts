@@ -5,8 +5,8 @@
  * then reported within about ROOT_CHECK_INTERVAL_MS of the agent's death, not a whole tick later.
  * Elsewhere there is no such read, and the next tick comes on schedule.
  */
-import { readLiveStartTime } from '../signal/start-time.js';
-import type { ProcessIdentity } from '../table/types.js';
+import { readLiveStartTime } from '../../signal/start-time.js';
+import type { ProcessIdentity } from '../../table/types.js';
 
 /** How often the roots are looked at between ticks (10 stat reads a second per live session). */
 export const ROOT_CHECK_INTERVAL_MS = 100;

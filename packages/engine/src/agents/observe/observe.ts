@@ -4,21 +4,21 @@
  * one-shot commands); the watcher's cheap ticks use `readFocusedTable` instead.
  */
 
-import { readLinuxPortMap } from '../ports/linux-ports.js';
-import { ancestorPids } from '../signal/guards.js';
-import { readLiveStartTime } from '../signal/start-time.js';
-import { readProcTable } from '../table/linux-proc.js';
-import { identityKey, type ProcessTable } from '../table/types.js';
-import { readControllingTty } from './controlling-tty.js';
-import { createMarkerReader, type MarkerReader } from './environ.js';
-import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
-import { SUBREAPER_COMMANDS } from './leak-reasons.js';
-import { roleOf } from './match.js';
-import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from './recognise.js';
-import { type RememberResult, rememberObserved } from './remember.js';
-import type { AgentRules, RulesProblem } from './rules.js';
-import { pruneSessions, readSessions, type StoreProblem, writeSession } from './session-store.js';
-import type { StoredSession } from './store-schema.js';
+import { readLinuxPortMap } from '../../ports/linux-ports.js';
+import { ancestorPids } from '../../signal/guards.js';
+import { readLiveStartTime } from '../../signal/start-time.js';
+import { readControllingTty } from '../../table/controlling-tty.js';
+import { readProcTable } from '../../table/linux-proc.js';
+import { identityKey, type ProcessTable } from '../../table/types.js';
+import { type AgentLeak, findAgentLeaks } from '../leaks/find-leaks.js';
+import { SUBREAPER_COMMANDS } from '../leaks/leak-reasons.js';
+import { createMarkerReader, type MarkerReader } from '../read/environ.js';
+import { roleOf } from '../rules/match.js';
+import type { AgentRules, RulesProblem } from '../rules/rules.js';
+import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from '../sessions/recognise.js';
+import { type RememberResult, rememberObserved } from '../sessions/remember.js';
+import { pruneSessions, readSessions, type StoreProblem, writeSession } from '../sessions/session-store.js';
+import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface AgentObservation {
   readonly table: ProcessTable;

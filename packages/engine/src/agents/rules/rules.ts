@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkPrivatePath, openPrivateFile } from '../state/trust.js';
+import { checkPrivatePath, openPrivateFile } from '../../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
 import { type LiveVars, markerNamesOf, ruleBreadthProblems } from './rule-breadth.js';
 import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
