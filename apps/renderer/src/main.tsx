@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { loadScenarios, watchSystem } from './actions/actions';
+import { loadScenarios, requestWatchSystem } from './actions/actions';
 import { App } from './components/app';
 import { useAppStore } from './store/store';
 import { connectStore } from './transport/connect';
@@ -17,7 +17,7 @@ import './styles/history.css';
 connectStore(useAppStore, () => {
   // After a (re)connect the host knows nothing of this page: re-ask for what the view shows.
   const state = useAppStore.getState();
-  if (state.view === 'system') void watchSystem(true);
+  if (state.view === 'system') void requestWatchSystem(true);
   if (state.view === 'scenarios') void loadScenarios();
 });
 

@@ -40,7 +40,7 @@ export function killKey(target: Identity): string {
   return `kill:${identityKey(target)}`;
 }
 
-export async function killTree(request: KillRequest): Promise<void> {
+export async function requestKillTree(request: KillRequest): Promise<void> {
   const { target } = request;
   const what = `${request.scope === 'subtree' ? 'Subtree' : 'Tree'} of pid ${target.pid} (${request.command})`;
   await track(killKey(target), 'Killing…', async () => {
@@ -59,7 +59,7 @@ export async function killTree(request: KillRequest): Promise<void> {
   });
 }
 
-export async function retryRun(runId: string): Promise<void> {
+export async function requestRetryRun(runId: string): Promise<void> {
   await track(`retry:${runId}`, 'Retrying…', async () => {
     const reply = await send<'retryRun'>({ type: 'retryRun', runId });
     if (!reply.ok) return pushFailure('retry', `Retry of ${runId} failed`, reply.error, runId);
@@ -77,7 +77,7 @@ export async function retryRun(runId: string): Promise<void> {
   });
 }
 
-export async function releaseLease(leaseId: string, name: string): Promise<void> {
+export async function requestReleaseLease(leaseId: string, name: string): Promise<void> {
   await track(`release:${leaseId}`, 'Releasing…', async () => {
     const reply = await send<'releaseLease'>({ type: 'releaseLease', leaseId });
     if (!reply.ok) return pushFailure('release', `Release of lease ${name} failed`, reply.error);
@@ -101,7 +101,7 @@ export function cleanKey(runId?: string, includeUnregistered = false): string {
   return `clean:${runId ?? 'all'}${includeUnregistered ? ':unregistered' : ''}`;
 }
 
-export async function cleanOrphans(runId?: string, includeUnregistered = false): Promise<void> {
+export async function requestCleanOrphans(runId?: string, includeUnregistered = false): Promise<void> {
   await track(cleanKey(runId, includeUnregistered), 'Cleaning…', async () => {
     const reply = await send<'cleanOrphans'>({
       type: 'cleanOrphans',
@@ -142,7 +142,7 @@ export interface StartRunForm {
   cgroup?: boolean;
 }
 
-export async function startRun(form: StartRunForm): Promise<boolean> {
+export async function requestStartRun(form: StartRunForm): Promise<boolean> {
   return track('start', 'Starting…', async () => {
     const reply = await send<'startRun'>({
       type: 'startRun',
@@ -178,7 +178,11 @@ export async function startRun(form: StartRunForm): Promise<boolean> {
   });
 }
 
-export async function runScenario(name: string, naive = false, pace: 'normal' | 'slow' = 'normal'): Promise<void> {
+export async function requestRunScenario(
+  name: string,
+  naive = false,
+  pace: 'normal' | 'slow' = 'normal',
+): Promise<void> {
   await track(`scenario:${name}${naive ? ':naive' : ''}`, 'Starting…', async () => {
     const reply = await send<'runScenario'>({ type: 'runScenario', name, naive, pace });
     if (!reply.ok) return pushFailure('scenario', `Scenario ${name} did not start`, reply.error);
@@ -239,7 +243,7 @@ export async function loadActivity(): Promise<void> {
  * The system table is polled by the host only while the system view is visible; that view
  * always shows its Ports column, so the full port map is read exactly as long (and no longer).
  */
-export async function watchSystem(enabled: boolean): Promise<void> {
+export async function requestWatchSystem(enabled: boolean): Promise<void> {
   store.getState().setSystemWatched(enabled);
   const reply = await send<'watchSystem'>({ type: 'watchSystem', enabled, ports: enabled });
   if (!enabled) {
@@ -253,7 +257,7 @@ export async function watchSystem(enabled: boolean): Promise<void> {
     store.getState().replaceSystem(reply.result.processes);
 }
 
-export async function setPollInterval(intervalMs: number): Promise<void> {
+export async function requestPollInterval(intervalMs: number): Promise<void> {
   const reply = await send<'setPollInterval'>({ type: 'setPollInterval', intervalMs });
   if (!reply.ok) pushFailure('settings', 'Could not change the refresh interval', reply.error);
 }

@@ -13,7 +13,7 @@ export function agentCleanKey(sessionId?: string, markersOnly = false): string {
   return `agent-clean:${sessionId ?? 'all'}${markersOnly ? ':markers' : ''}`;
 }
 
-export async function cleanAgentLeaks(
+export async function requestCleanAgentLeaks(
   targets: readonly Identity[],
   options: { sessionId?: string; markersOnly?: boolean } = {},
 ): Promise<void> {
@@ -72,6 +72,6 @@ export function confirmAgentClean(
     title: options.markersOnly === true ? `End ${count} found from markers alone?` : `Clean up ${count}?`,
     lines: [...(options.markersOnly === true ? [warning] : []), ...agentCleanLines(orphans)],
     confirmLabel: options.markersOnly === true ? 'End them' : 'Clean up',
-    onConfirm: () => void cleanAgentLeaks(targetsOf(orphans), options),
+    onConfirm: () => void requestCleanAgentLeaks(targetsOf(orphans), options),
   });
 }

@@ -5,8 +5,8 @@
  */
 import type { OrphanView } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
-import { cleanOrphans } from '../actions/actions';
-import { cleanAgentLeaks } from '../actions/agent-actions';
+import { requestCleanOrphans } from '../actions/actions';
+import { requestCleanAgentLeaks } from '../actions/agent-actions';
 import { ROLE_LABELS, targetsOf } from '../model/agent-leaks';
 import { cleanPlan } from '../model/clean-plan';
 import { formatWallClock, shortenCommandLine } from '../model/format';
@@ -30,8 +30,8 @@ export function CleanConfirm() {
   const confirm = () => {
     if (!request) return;
     askClean(null);
-    if (plan.runLeaks.length > 0 || request.runId) void cleanOrphans(request.runId ?? undefined);
-    if (plan.agentLeaks.length > 0) void cleanAgentLeaks(targetsOf(plan.agentLeaks));
+    if (plan.runLeaks.length > 0 || request.runId) void requestCleanOrphans(request.runId ?? undefined);
+    if (plan.agentLeaks.length > 0) void requestCleanAgentLeaks(targetsOf(plan.agentLeaks));
   };
   const left = plan.separate.unregistered.length + plan.separate.markersOnly.length;
   const title = request?.runId

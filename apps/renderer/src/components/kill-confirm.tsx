@@ -1,5 +1,5 @@
 /** Every kill passes through this confirmation, which repeats the exact identity the user saw. */
-import { killTree } from '../actions/actions';
+import { requestKillTree } from '../actions/actions';
 import { formatWallClock } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ConfirmDialog } from './confirm-dialog';
@@ -10,7 +10,7 @@ export function KillConfirm() {
   const confirm = () => {
     if (!request) return;
     askKill(null);
-    void killTree(request);
+    void requestKillTree(request);
   };
   const subtree = request?.scope === 'subtree';
   return (

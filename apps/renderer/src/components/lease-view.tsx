@@ -1,7 +1,7 @@
 /** The main area of the Runs tab: the selected lease's header and its runs. */
 
 import type { LeaseView as LeaseModel } from '@treewarden/protocol';
-import { releaseLease } from '../actions/actions';
+import { requestReleaseLease } from '../actions/actions';
 import { formatClock, shortenCommandLine } from '../model/format';
 import { selectLease } from '../store/selectors';
 import { useAppStore } from '../store/store';
@@ -23,7 +23,7 @@ function releaseRefusal(lease: LeaseModel): string | null {
 function askRelease(lease: LeaseModel, askConfirm: ReturnType<typeof useAppStore.getState>['askConfirm']): void {
   const live = lease.runs.filter((run) => run.phase !== 'ended');
   if (live.length === 0) {
-    void releaseLease(lease.id, lease.name);
+    void requestReleaseLease(lease.id, lease.name);
     return;
   }
   const processes = live.reduce((sum, run) => sum + run.processes.length, 0);
@@ -38,7 +38,7 @@ function askRelease(lease: LeaseModel, askConfirm: ReturnType<typeof useAppStore
         }`,
     ),
     confirmLabel: `Release and end ${live.length} run${live.length === 1 ? '' : 's'}`,
-    onConfirm: () => void releaseLease(lease.id, lease.name),
+    onConfirm: () => void requestReleaseLease(lease.id, lease.name),
   });
 }
 

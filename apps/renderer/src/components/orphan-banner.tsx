@@ -9,7 +9,7 @@
  */
 import type { OrphanView } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
-import { cleanKey, cleanOrphans } from '../actions/actions';
+import { cleanKey, requestCleanOrphans } from '../actions/actions';
 import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { describeSources, ROLE_LABELS, splitAgentLeaks } from '../model/agent-leaks';
 import { useAppStore } from '../store/store';
@@ -55,7 +55,7 @@ export function OrphanBanner() {
         ...orphans.map(describeOrphan),
       ],
       confirmLabel: 'End them',
-      onConfirm: () => void cleanOrphans(undefined, true),
+      onConfirm: () => void requestCleanOrphans(undefined, true),
     });
   return (
     <div className="banner banner-danger" role="alert" data-testid="orphan-banner">

@@ -1,7 +1,7 @@
 /** One run in the lease view: header (state, countdown, actions) above its live process tree. */
 import type { RunView } from '@treewarden/protocol';
 import { memo } from 'react';
-import { retryRun } from '../actions/actions';
+import { requestRetryRun } from '../actions/actions';
 import { useSamples } from '../hooks/use-samples';
 import { shortenCommandLine } from '../model/format';
 import { formatSocket, shortSocket, socketsOf } from '../model/ports';
@@ -155,7 +155,7 @@ function RunCardView({ run }: { run: RunView }) {
             className="btn btn-sm"
             disabled={!run.retry.available || retrying}
             title={run.retry.reason ?? 'Start the same command line again (same cwd, without its environment)'}
-            onClick={() => retryRun(run.id)}
+            onClick={() => requestRetryRun(run.id)}
           >
             {retrying ? 'Retrying…' : 'Retry'}
           </button>

@@ -4,7 +4,7 @@
  * whether the outcome matched "Expected".
  */
 import { useEffect } from 'react';
-import { loadScenarios, runScenario } from '../actions/actions';
+import { loadScenarios, requestRunScenario } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge } from './badges';
 import { ScenarioResults } from './scenario-result';
@@ -72,7 +72,7 @@ export function ScenariosView() {
                       type="button"
                       className="btn btn-primary btn-sm"
                       disabled={busy}
-                      onClick={() => runScenario(scenario.name, false, pace)}
+                      onClick={() => requestRunScenario(scenario.name, false, pace)}
                       title={
                         slow && !scenario.paceable
                           ? 'Runs at its own pace: this scenario races its timeout or is driven step by step'
@@ -85,7 +85,7 @@ export function ScenariosView() {
                       type="button"
                       className="btn btn-sm"
                       disabled={busyNaive}
-                      onClick={() => runScenario(scenario.name, true, pace)}
+                      onClick={() => requestRunScenario(scenario.name, true, pace)}
                       title="Run it the naive way (the CLI's --naive): a plain kill, then the engine cleans up what it left"
                     >
                       {busyNaive ? 'Starting…' : 'Run naive'}

@@ -5,7 +5,7 @@
  */
 import { MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '@treewarden/protocol';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { startRun } from '../actions/actions';
+import { requestStartRun } from '../actions/actions';
 import { splitCommandLine } from '../model/split-command';
 import { useAppStore } from '../store/store';
 import { CgroupField } from './cgroup-field';
@@ -109,7 +109,7 @@ export function StartRunDialog() {
     if (limitError !== undefined) return setError(limitError);
     setError(null);
     const [program = '', ...programArgs] = built.argv;
-    const started = await startRun({
+    const started = await requestStartRun({
       command: program,
       args: programArgs,
       cwd: cwd.trim(),

@@ -1,12 +1,12 @@
 /**
  * The whole machine's process tree, virtualised so 5,000 rows stay smooth. The host polls the
- * system table only while this view is mounted (watchSystem true on mount, false on unmount).
+ * system table only while this view is mounted (requestWatchSystem true on mount, false on unmount).
  */
 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Snapshot } from '@treewarden/protocol';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import { watchSystem } from '../actions/actions';
+import { requestWatchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
@@ -94,8 +94,8 @@ export function SystemView() {
   );
 
   useEffect(() => {
-    void watchSystem(true);
-    return () => void watchSystem(false);
+    void requestWatchSystem(true);
+    return () => void requestWatchSystem(false);
   }, []);
 
   const shape = useAppStore((state) => state.systemShape);

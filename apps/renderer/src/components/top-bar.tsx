@@ -1,6 +1,6 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
-import { setPollInterval } from '../actions/actions';
+import { requestPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
 
@@ -63,7 +63,7 @@ export function TopBar() {
             className="poll"
             aria-label="Refresh interval"
             value={POLL_CHOICES_MS.includes(pollMs) ? pollMs : ''}
-            onChange={(event) => void setPollInterval(Number(event.target.value))}
+            onChange={(event) => void requestPollInterval(Number(event.target.value))}
           >
             {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {pollMs} ms</option>}
             {POLL_CHOICES_MS.map((ms) => (

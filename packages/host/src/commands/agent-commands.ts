@@ -57,7 +57,7 @@ function markersOnlyRefusal(target: Target, sessionId: string | null): CleanResu
   };
 }
 
-export async function cleanAgentLeaks(
+export async function handleCleanAgentLeaks(
   context: HostContext,
   command: CommandOf<'cleanAgentLeaks'>,
   sessionCpu: CpuTracker,

@@ -7,11 +7,17 @@
 import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
-import { cleanAgentLeaks } from './agent-commands.js';
-import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
-import { retryRun, runScenario, startRun } from './run-commands.js';
-import { trimSession } from './trim-commands.js';
-import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
+import { handleCleanAgentLeaks } from './agent-commands.js';
+import { handleCleanOrphans, handleKillTree, handleReleaseLease } from './kill-commands.js';
+import { handleRetryRun, handleRunScenario, handleStartRun } from './run-commands.js';
+import { handleTrimSession } from './trim-commands.js';
+import {
+  handleGetActivity,
+  handleGetHistory,
+  handleListScenarios,
+  handleSetPollInterval,
+  handleWatchSystem,
+} from './view-commands.js';
 
 /** What a handler may use besides its command: the host's state and who asked. */
 export interface CommandCall {
@@ -31,19 +37,19 @@ export type CommandHandler<K extends CommandType> = (
 export type CommandHandlers = { readonly [K in CommandType]: CommandHandler<K> };
 
 export const COMMAND_HANDLERS: CommandHandlers = {
-  startRun: (command, { context }) => startRun(context, command),
-  killTree: (command, { context }) => killTree(context, command),
-  retryRun: (command, { context }) => retryRun(context, command),
-  releaseLease: (command, { context }) => releaseLease(context, command),
-  cleanOrphans: (command, { context }) => cleanOrphans(context, command),
-  cleanAgentLeaks: (command, { context, sessionCpu }) => cleanAgentLeaks(context, command, sessionCpu),
-  trimSession: (command, { context, sessionCpu }) => trimSession(context, command, sessionCpu),
-  listScenarios: async (_command, { context }) => listScenarios(context),
-  runScenario: (command, { context }) => runScenario(context, command),
-  setPollInterval: async (command, { context }) => setPollInterval(context, command),
-  watchSystem: (command, { context, clientId, systemCpu }) => watchSystem(context, command, clientId, systemCpu),
-  getHistory: async (command, { context }) => getHistory(context, command),
-  getActivity: async (command, { context }) => getActivity(context, command),
+  startRun: (command, { context }) => handleStartRun(context, command),
+  killTree: (command, { context }) => handleKillTree(context, command),
+  retryRun: (command, { context }) => handleRetryRun(context, command),
+  releaseLease: (command, { context }) => handleReleaseLease(context, command),
+  cleanOrphans: (command, { context }) => handleCleanOrphans(context, command),
+  cleanAgentLeaks: (command, { context, sessionCpu }) => handleCleanAgentLeaks(context, command, sessionCpu),
+  trimSession: (command, { context, sessionCpu }) => handleTrimSession(context, command, sessionCpu),
+  listScenarios: async (_command, { context }) => handleListScenarios(context),
+  runScenario: (command, { context }) => handleRunScenario(context, command),
+  setPollInterval: async (command, { context }) => handleSetPollInterval(context, command),
+  watchSystem: (command, { context, clientId, systemCpu }) => handleWatchSystem(context, command, clientId, systemCpu),
+  getHistory: async (command, { context }) => handleGetHistory(context, command),
+  getActivity: async (command, { context }) => handleGetActivity(context, command),
 };
 
 export function dispatchCommand<K extends CommandType>(

@@ -88,7 +88,10 @@ async function killOne(
   return report;
 }
 
-export function killTree(context: HostContext, command: CommandOf<'killTree'>): Promise<CommandResult<'killTree'>> {
+export function handleKillTree(
+  context: HostContext,
+  command: CommandOf<'killTree'>,
+): Promise<CommandResult<'killTree'>> {
   const graceMs = command.graceSeconds === undefined ? undefined : Math.round(command.graceSeconds * 1000);
   return killOne(context, command.target, 'ui_kill', graceMs);
 }
@@ -121,7 +124,7 @@ async function collectLeaked(context: HostContext, command: CommandOf<'cleanOrph
     }));
 }
 
-export async function cleanOrphans(
+export async function handleCleanOrphans(
   context: HostContext,
   command: CommandOf<'cleanOrphans'>,
 ): Promise<CommandResult<'cleanOrphans'>> {
@@ -135,7 +138,7 @@ export async function cleanOrphans(
   return { kills };
 }
 
-export async function releaseLease(
+export async function handleReleaseLease(
   context: HostContext,
   command: CommandOf<'releaseLease'>,
 ): Promise<CommandResult<'releaseLease'>> {

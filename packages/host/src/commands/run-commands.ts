@@ -82,7 +82,10 @@ async function launchErrorOf(handle: HostRun): Promise<string | null> {
   return verdict.error ?? `the run ended ${verdict.classification} before it started`;
 }
 
-export function startRun(context: HostContext, command: CommandOf<'startRun'>): Promise<CommandResult<'startRun'>> {
+export function handleStartRun(
+  context: HostContext,
+  command: CommandOf<'startRun'>,
+): Promise<CommandResult<'startRun'>> {
   const spec: RunSpec = {
     command: command.command,
     args: command.args,
@@ -97,7 +100,10 @@ export function startRun(context: HostContext, command: CommandOf<'startRun'>): 
   return launchRun(context, spec, command.leaseName ?? APP_LEASE_NAME);
 }
 
-export function retryRun(context: HostContext, command: CommandOf<'retryRun'>): Promise<CommandResult<'retryRun'>> {
+export function handleRetryRun(
+  context: HostContext,
+  command: CommandOf<'retryRun'>,
+): Promise<CommandResult<'retryRun'>> {
   const record = context.runs.get(command.runId);
   if (record === undefined) throw new CommandRefusedError(`no run ${command.runId} is shown here any more`);
   if (record.retrySpec === null) throw new CommandRefusedError(retryRefusal(record) ?? 'Retry is not available');
@@ -105,7 +111,7 @@ export function retryRun(context: HostContext, command: CommandOf<'retryRun'>): 
   return launchRun(context, { ...record.retrySpec, output: 'capture' }, lease?.name ?? APP_LEASE_NAME);
 }
 
-export async function runScenario(
+export async function handleRunScenario(
   context: HostContext,
   command: CommandOf<'runScenario'>,
 ): Promise<CommandResult<'runScenario'>> {

@@ -15,7 +15,7 @@ import { CommandRefusedError } from './run-commands.js';
 
 type TrimResult = CommandResult<'trimSession'>['processes'][number];
 
-export async function trimSession(
+export async function handleTrimSession(
   context: HostContext,
   command: CommandOf<'trimSession'>,
   sessionCpu: CpuTracker,

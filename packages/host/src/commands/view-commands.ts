@@ -9,11 +9,11 @@ export const DEFAULT_HISTORY_LIMIT = 200;
 /** Activity lines restored after a reload when the UI names no limit. */
 export const DEFAULT_ACTIVITY_LIMIT = 30;
 
-export function listScenarios(context: HostContext): CommandResult<'listScenarios'> {
+export function handleListScenarios(context: HostContext): CommandResult<'listScenarios'> {
   return { scenarios: [...context.port.listScenarios()] };
 }
 
-export function setPollInterval(
+export function handleSetPollInterval(
   context: HostContext,
   command: CommandOf<'setPollInterval'>,
 ): CommandResult<'setPollInterval'> {
@@ -26,7 +26,7 @@ export function setPollInterval(
  * Starting to watch answers with the whole table at once (the view fills immediately) and marks
  * the next pushed diff as full, so every watcher resynchronises from the same base.
  */
-export async function watchSystem(
+export async function handleWatchSystem(
   context: HostContext,
   command: CommandOf<'watchSystem'>,
   clientId: string,
@@ -48,10 +48,13 @@ export async function watchSystem(
   return { enabled: true, processes: [...nodes.values()] };
 }
 
-export function getHistory(context: HostContext, command: CommandOf<'getHistory'>): CommandResult<'getHistory'> {
+export function handleGetHistory(context: HostContext, command: CommandOf<'getHistory'>): CommandResult<'getHistory'> {
   return { entries: [...context.port.readHistory(command.limit ?? DEFAULT_HISTORY_LIMIT)] };
 }
 
-export function getActivity(context: HostContext, command: CommandOf<'getActivity'>): CommandResult<'getActivity'> {
+export function handleGetActivity(
+  context: HostContext,
+  command: CommandOf<'getActivity'>,
+): CommandResult<'getActivity'> {
   return { entries: [...context.port.readActivity(command.limit ?? DEFAULT_ACTIVITY_LIMIT)] };
 }
