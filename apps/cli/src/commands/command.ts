@@ -1,4 +1,4 @@
-/** What every `treewarden` subcommand provides to the dispatcher in main.ts. */
+/** What every `treewarden` subcommand provides to the command table in cli.ts (main.ts only picks which built file loads it). */
 export interface CliCommand {
   /** One line for `treewarden --help`. */
   readonly summary: string;
@@ -10,7 +10,7 @@ export interface CliCommand {
 
 const USAGE_ERROR_CODE = 'TREEWARDEN_USAGE';
 
-/** A bad invocation: main.ts prints the message and the usage, then exits EXIT_USAGE. */
+/** A bad invocation: the command runner prints the message and the usage, then exits EXIT_USAGE. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
   readonly code = USAGE_ERROR_CODE;
