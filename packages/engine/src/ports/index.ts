@@ -34,6 +34,13 @@ export {
   readListeningSockets,
 } from './linux-ports.js';
 export {
+  type CachedPortReaderOptions,
+  createCachedLinuxPortReader,
+  FULL_READ_INTERVAL_MS,
+  readSocketFds,
+  type SocketFdReader,
+} from './linux-ports-cached.js';
+export {
   formatExpectedIdentities,
   type PinnedPlan,
   parseExpectedIdentity,
@@ -51,5 +58,5 @@ export {
   planFreePort,
   SERVICE_MANAGER_COMMANDS,
 } from './plan-free-port.js';
-export { createPortReader } from './reader.js';
+export { createPortReader, type PortReaderOptions } from './reader.js';
 export * from './types.js';

@@ -5,10 +5,20 @@
 import { existsSync } from 'node:fs';
 import { createDarwinPortReader } from './darwin-lsof.js';
 import { createLinuxPortReader } from './linux-ports.js';
+import { createCachedLinuxPortReader } from './linux-ports-cached.js';
 import { type PortReader, PortsUnsupportedError } from './types.js';
 
-function createProcOrLsofReader(): PortReader {
-  if (existsSync('/proc/net/tcp')) return createLinuxPortReader();
+export interface PortReaderOptions {
+  /**
+   * For a view that reads every process's ports again and again: on Linux, readAll rescans only
+   * new processes and checks known listeners by their fds (linux-ports-cached.ts). Commands that
+   * act on a port keep the exact reader.
+   */
+  readonly cached?: boolean;
+}
+
+function createProcOrLsofReader(options: PortReaderOptions): PortReader {
+  if (existsSync('/proc/net/tcp')) return options.cached ? createCachedLinuxPortReader() : createLinuxPortReader();
   return { ...createDarwinPortReader(), platform: 'linux' };
 }
 
@@ -16,7 +26,7 @@ function createLsofReader(platform: NodeJS.Platform): () => PortReader {
   return () => ({ ...createDarwinPortReader(), platform });
 }
 
-const BACKENDS: Partial<Record<NodeJS.Platform, () => PortReader>> = {
+const BACKENDS: Partial<Record<NodeJS.Platform, (options: PortReaderOptions) => PortReader>> = {
   linux: createProcOrLsofReader,
   android: createProcOrLsofReader,
   darwin: () => createDarwinPortReader(),
@@ -25,12 +35,15 @@ const BACKENDS: Partial<Record<NodeJS.Platform, () => PortReader>> = {
   netbsd: createLsofReader('netbsd'),
 };
 
-export function createPortReader(platform: NodeJS.Platform = process.platform): PortReader {
+export function createPortReader(
+  platform: NodeJS.Platform = process.platform,
+  options: PortReaderOptions = {},
+): PortReader {
   const create = BACKENDS[platform];
   if (create === undefined) {
     const supported = Object.keys(BACKENDS).join(', ');
     const hint = platform === 'win32' ? ' (Windows is not supported yet: use `netstat -ano` or Resource Monitor)' : '';
     throw new PortsUnsupportedError(`no port reader for platform "${platform}"${hint}; supported: ${supported}`);
   }
-  return create();
+  return create(options);
 }

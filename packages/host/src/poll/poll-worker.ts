@@ -23,7 +23,8 @@ const reader = createTableReader();
 let portReader: PortReader | null = null;
 
 async function readPorts(pids: readonly number[] | null) {
-  portReader ??= createPortReader();
+  // Cached: the system view asks for every process's ports every few seconds.
+  portReader ??= createPortReader(process.platform, { cached: true });
   return pids === null ? portReader.readAll() : portReader.readForPids(pids);
 }
 

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { createCachedLinuxPortReader, readSocketFds } from '../../src/ports/linux-ports-cached.js';
+import type { PortMap } from '../../src/ports/types.js';
+import { startTimeOf, useProcessTracker } from '../helpers/index.js';
+
+const linuxOnly = process.platform !== 'linux';
+
+/**
+ * A listener driven by stdin lines: "listen" opens a TCP listener on a free loopback port (printed),
+ * "fork" forks a child that inherits every socket (printed: its pid), "close" closes the
+ * listeners. Python, because Node cannot fork a process that keeps a listening socket by fd.
+ */
+const DRIVEN_LISTENER = `
+import os, socket, sys, time
+held = []
+for line in sys.stdin:
+    word = line.strip()
+    if word == 'listen':
+        s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); held.append(s)
+        print(s.getsockname()[1], flush=True)
+    elif word == 'fork':
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(3600); os._exit(0)
+        print(pid, flush=True)
+    elif word == 'close':
+        for s in held: s.close()
+        held = []
+        print('closed', flush=True)
+`;
+
+function startDriven(tracker: ReturnType<typeof useProcessTracker>) {
+  const child = spawn('python3', ['-c', DRIVEN_LISTENER], { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
+  tracker.trackChild(child, { detached: true });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    pid: child.pid ?? -1,
+    async say(word: string): Promise<string> {
+      child.stdin.write(`${word}\n`);
+      const next = await lines.next();
+      if (next.done === true) throw new Error(`the driven listener ended before answering "${word}"`);
+      return next.value;
+    },
+  };
+}
+
+const holdersOf = (map: PortMap | null, port: number) =>
+  (map?.listeners ?? [])
+    .filter((listener) => listener.port === port)
+    .map((listener) => listener.pid)
+    .sort((a, b) => a - b);
+
+describe.skipIf(linuxOnly)('the cached port map of a view (real processes)', () => {
+  const tracker = useProcessTracker();
+
+  it('after the first read, scans only new processes and still sees who starts, shares and stops listening', async () => {
+    const driven = startDriven(tracker);
+    const scanned: number[] = [];
+    const reader = createCachedLinuxPortReader({
+      socketFdsOf: (pid) => {
+        scanned.push(pid);
+        return readSocketFds(pid);
+      },
+    });
+    const port = Number(await driven.say('listen'));
+    const first = await reader.readAll();
+    expect(holdersOf(first, port)).toEqual([driven.pid]);
+    const firstScans = scanned.length;
+    expect(firstScans).toBeGreaterThan(5);
+
+    // Steady state: nobody new, nothing changed — no fd dir listed again but new pids'.
+    scanned.length = 0;
+    const steady = await reader.readAll();
+    expect(holdersOf(steady, port)).toEqual([driven.pid]);
+    expect(scanned.length).toBeLessThan(firstScans / 2);
+    expect(scanned).not.toContain(driven.pid);
+
+    // A fork inherits the listening socket: the new pid is scanned and named too.
+    const forked = Number(await driven.say('fork'));
+    tracker.trackPid(forked);
+    expect(holdersOf(await reader.readAll(), port)).toEqual([driven.pid, forked].sort((a, b) => a - b));
+
+    // An old process opens a new listener: an unknown socket makes the read a full one.
+    const second = Number(await driven.say('listen'));
+    expect(holdersOf(await reader.readAll(), second)).toEqual([driven.pid]);
+
+    // The parent closes its copies: it no longer holds either; the fork still holds the first.
+    expect(await driven.say('close')).toBe('closed');
+    const after = await reader.readAll();
+    expect(holdersOf(after, port)).toEqual([forked]);
+    expect(holdersOf(after, second)).toEqual([]);
+    expect(after?.listeners.find((l) => l.pid === forked)?.startTime).toBe(startTimeOf(forked));
+  });
+});
