@@ -58,6 +58,13 @@ export interface CachedPortReaderOptions {
   readonly socketFdsOf?: SocketFdReader;
   readonly now?: () => number;
   readonly fullReadIntervalMs?: number;
+  /**
+   * The start time of a pid from a table the caller read moments ago (the view's own poll), or
+   * undefined: saves a stat read per process for the first look. A pid recycled since that table
+   * is then taken for the old process until a full read; a scan's result is still checked against
+   * a fresh read before it is kept.
+   */
+  readonly startTimeHint?: (pid: number) => string | undefined;
 }
 
 export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {}): PortReader {
@@ -65,6 +72,7 @@ export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {
   const socketFdsOf = options.socketFdsOf ?? readSocketFds;
   const now = options.now ?? Date.now;
   const fullEveryMs = options.fullReadIntervalMs ?? FULL_READ_INTERVAL_MS;
+  const firstLook = (pid: number) => options.startTimeHint?.(pid) ?? sources.startTimeOf(pid);
   let seen = new Map<number, Seen>();
   /** Listening sockets the last full read found no holder for (another namespace, unreadable fds). */
   let unheldAfterFull = new Set<number>();
@@ -76,7 +84,7 @@ export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {
     const held = new Set<number>();
     let skippedPids = 0;
     for (const pid of sources.listPids()) {
-      const startTime = sources.startTimeOf(pid);
+      const startTime = full ? sources.startTimeOf(pid) : firstLook(pid);
       if (startTime === null) {
         skippedPids += 1;
         continue;

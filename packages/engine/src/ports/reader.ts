@@ -15,10 +15,15 @@ export interface PortReaderOptions {
    * act on a port keep the exact reader.
    */
   readonly cached?: boolean;
+  /** With `cached`: start times from a table the caller just read (see CachedPortReaderOptions). */
+  readonly startTimeHint?: (pid: number) => string | undefined;
 }
 
 function createProcOrLsofReader(options: PortReaderOptions): PortReader {
-  if (existsSync('/proc/net/tcp')) return options.cached ? createCachedLinuxPortReader() : createLinuxPortReader();
+  if (existsSync('/proc/net/tcp'))
+    return options.cached
+      ? createCachedLinuxPortReader({ startTimeHint: options.startTimeHint })
+      : createLinuxPortReader();
   return { ...createDarwinPortReader(), platform: 'linux' };
 }
 

@@ -10,6 +10,7 @@ import {
   findOrphans,
   type PortReader,
   type ProcessEntry,
+  type ProcessTable,
   readLeanProcTable,
   statePaths,
 } from '@treewarden/engine';
@@ -24,9 +25,17 @@ let portReader: PortReader | null = null;
 
 async function readPorts(pids: readonly number[] | null) {
   // Cached: the system view asks for every process's ports every few seconds.
-  portReader ??= createPortReader(process.platform, { cached: true });
+  portReader ??= createPortReader(process.platform, {
+    cached: true,
+    // The table this worker answered last (≤ one poll old) knows every start time already.
+    startTimeHint: (pid) => sent?.get(pid)?.startTime,
+  });
   return pids === null ? portReader.readAll() : portReader.readForPids(pids);
 }
+
+/** How old the last full table may be to stand in for a fresh read (one default poll). */
+const FRESH_TABLE_MS = 1000;
+let lastFull: ProcessTable | null = null;
 
 // The last full table answered, and its number: the base of the next delta.
 let sent: ReadonlyMap<number, ProcessEntry> | null = null;
@@ -49,7 +58,10 @@ async function answer(request: PollRequest): Promise<PollResponse> {
   const started = performance.now();
   try {
     if (request.kind === 'orphans') {
-      const orphans = findOrphans({ paths: statePaths(request.stateDir) });
+      // The full table read for the system view moments ago serves the leak judgement too: one
+      // /proc walk less every scan. Older than a poll, or none (no view watching): read afresh.
+      const table = lastFull !== null && Date.now() - lastFull.readAtMs <= FRESH_TABLE_MS ? lastFull : undefined;
+      const orphans = findOrphans({ paths: statePaths(request.stateDir), table });
       return { id: request.id, ok: true, orphans, durationMs: performance.now() - started, threadId };
     }
     if (request.kind === 'agents') {
@@ -63,6 +75,7 @@ async function answer(request: PollRequest): Promise<PollResponse> {
     if (request.kind === 'all') {
       const table = await reader.readAll();
       if (table === null) return { id: request.id, ok: false, error: 'no process table could be read' };
+      lastFull = table;
       const delta = deltaOf(table.entries, request.baseSeq);
       const durationMs = performance.now() - started;
       return { id: request.id, ok: true, delta, readAtMs: table.readAtMs, durationMs, threadId };
