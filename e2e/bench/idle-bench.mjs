@@ -7,7 +7,7 @@
  * Targets: serve ≤ 2 %, renderer ≤ 2 % at ~1,000 processes.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.mjs';
@@ -103,7 +103,37 @@ try {
     all: chromiumAll.reduce((s, p) => s + cpuTicks(p), 0),
   };
   const started = Date.now();
+  // IDLE_PAGE_PROFILE=FILE: the page's main thread profiled over the window (Chromium's sampler).
+  const cdp = process.env.IDLE_PAGE_PROFILE ? await page.context().newCDPSession(page) : null;
+  const metricsOf = async (session) =>
+    Object.fromEntries((await session.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+  const perf = process.env.IDLE_PAGE_METRICS ? await page.context().newCDPSession(page) : null;
+  if (perf) await perf.send('Performance.enable');
+  const perfBefore = perf ? await metricsOf(perf) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+  }
   await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  if (perf && perfBefore) {
+    const after = await metricsOf(perf);
+    const keys = [
+      'TaskDuration',
+      'ScriptDuration',
+      'LayoutDuration',
+      'RecalcStyleDuration',
+      'LayoutCount',
+      'RecalcStyleCount',
+      'Nodes',
+    ];
+    console.error(
+      Object.fromEntries(keys.map((k) => [k, Number((after[k] - (k === 'Nodes' ? 0 : perfBefore[k])).toFixed(3))])),
+    );
+  }
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    writeFileSync(process.env.IDLE_PAGE_PROFILE, JSON.stringify(profile));
+  }
   const seconds = (Date.now() - started) / 1000;
   const pct = (ticks) => ((ticks / TICKS / seconds) * 100).toFixed(2);
   const processes = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
