@@ -3,8 +3,9 @@
  * kill; the host only finds which run a target belongs to (so the run cookie is used) and refuses
  * a stale row up front with a message the user can act on.
  */
-import { type ProcessIdentity, readProcEntry, sameIdentity } from '@treewarden/engine';
+import { killerOfReason, type ProcessIdentity, readProcEntry, sameIdentity, toldEnd } from '@treewarden/engine';
 import type { CommandOf, CommandResult, KillReport } from '@treewarden/protocol';
+import { KILL_REASON_OF_KILLER } from '@treewarden/protocol/vocabulary';
 import type { HostContext } from '../context.js';
 import { scanLeaks } from '../poll/poller.js';
 import { type RunRecord, toKillReport } from '../run-record.js';
@@ -82,7 +83,29 @@ async function killOne(
         ...(graceMs === undefined ? {} : { graceMs }),
       }),
     );
-  if (record !== undefined) record.lastKill = report;
+  if (record !== undefined) {
+    record.lastKill = report;
+    // A person's kill of the run's root: the run's end is theirs, whatever signal its supervisor saw.
+    const person = killerOfReason(reason);
+    const ofRoot = record.root !== null && sameIdentity(record.root, target);
+    if (person !== undefined && ofRoot && (report.result === 'killed' || report.result === 'kill_failed')) {
+      record.personKill = person;
+      // Its supervisor may have reported the end (a death by signal) before this kill returned.
+      if (record.phase === 'ended' && record.classification !== null) {
+        const told = toldEnd(
+          {
+            classification: record.classification,
+            signal: record.signal,
+            killedBy: record.killedBy ?? undefined,
+            limit: record.limitTrip,
+          },
+          person,
+        );
+        record.classification = told.classification;
+        record.killedBy = told.killedBy;
+      }
+    }
+  }
   context.emit({ type: 'killOutcome', runId: record?.id ?? null, report });
   context.requestPoll();
   return report;
@@ -90,7 +113,7 @@ async function killOne(
 
 export function killTree(context: HostContext, command: CommandOf<'killTree'>): Promise<CommandResult<'killTree'>> {
   const graceMs = command.graceSeconds === undefined ? undefined : Math.round(command.graceSeconds * 1000);
-  return killOne(context, command.target, 'ui_kill', graceMs);
+  return killOne(context, command.target, KILL_REASON_OF_KILLER.ui, graceMs);
 }
 
 interface LeakedProcess {
