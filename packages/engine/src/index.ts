@@ -2,6 +2,7 @@ export * from './agents/index.js';
 export * from './classify/index.js';
 export * from './containers/index.js';
 export { killTree } from './kill/kill-tree.js';
+export { type KillPreview, previewKill } from './kill/preview.js';
 export {
   FREEZE_ROUNDS,
   GRACE_POLL_MS,

@@ -1,4 +1,5 @@
 export { killTree } from './kill-tree.js';
+export { type KillPreview, previewKill } from './preview.js';
 export {
   FREEZE_ROUNDS,
   GRACE_POLL_MS,

@@ -8,7 +8,7 @@ import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { cleanAgentLeaks } from './agent-commands.js';
-import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
+import { cleanOrphans, killTree, previewKill, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
 import { trimSession } from './trim-commands.js';
 import { getActivity, getHistory, listScenarios, setPollInterval, watchSystem } from './view-commands.js';
@@ -33,6 +33,7 @@ export type CommandHandlers = { readonly [K in CommandType]: CommandHandler<K> }
 export const COMMAND_HANDLERS: CommandHandlers = {
   startRun: (command, { context }) => startRun(context, command),
   killTree: (command, { context }) => killTree(context, command),
+  previewKill: (command, { context }) => previewKill(context, command),
   retryRun: (command, { context }) => retryRun(context, command),
   releaseLease: (command, { context }) => releaseLease(context, command),
   cleanOrphans: (command, { context }) => cleanOrphans(context, command),

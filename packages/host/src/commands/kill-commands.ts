@@ -3,7 +3,14 @@
  * kill; the host only finds which run a target belongs to (so the run cookie is used) and refuses
  * a stale row up front with a message the user can act on.
  */
-import { killerOfReason, type ProcessIdentity, readProcEntry, sameIdentity, toldEnd } from '@treewarden/engine';
+import {
+  killerOfReason,
+  type ProcessIdentity,
+  previewKill as previewEngineKill,
+  readProcEntry,
+  sameIdentity,
+  toldEnd,
+} from '@treewarden/engine';
 import type { CommandOf, CommandResult, KillReport } from '@treewarden/protocol';
 import { KILL_REASON_OF_KILLER } from '@treewarden/protocol/vocabulary';
 import type { HostContext } from '../context.js';
@@ -114,6 +121,52 @@ async function killOne(
 export function killTree(context: HostContext, command: CommandOf<'killTree'>): Promise<CommandResult<'killTree'>> {
   const graceMs = command.graceSeconds === undefined ? undefined : Math.round(command.graceSeconds * 1000);
   return killOne(context, command.target, KILL_REASON_OF_KILLER.ui, graceMs);
+}
+
+/** A confirmation shows a command line this long at most (the dialog wraps it). */
+const MAX_PREVIEW_COMMAND = 2000;
+
+/**
+ * What killTree would end for `target`, found exactly as killOne finds it (the same run, the same
+ * cookie, the same tree owner), signalling nothing: the kill confirmation lists these.
+ */
+export async function previewKill(
+  context: HostContext,
+  command: CommandOf<'previewKill'>,
+): Promise<CommandResult<'previewKill'>> {
+  const stale = refuseStale(command.target, context.now());
+  if (stale !== null) return { refused: stale.error ?? 'refused', processes: [] };
+  const runId = cookieFor(runOwning(context, command.target), command.target);
+  const preview = await previewEngineKill(command.target, {
+    reader: context.reader.lean,
+    ...(runId === undefined ? {} : { runId }),
+  });
+  const entries = preview.members
+    .map((member) => readProcEntry(member.pid))
+    .filter((entry) => entry !== null && preview.members.some((member) => sameIdentity(member, entry)))
+    .map((entry) => entry as NonNullable<typeof entry>);
+  const inTree = new Set<number>([command.target.pid]);
+  // Descendants through members only: a member whose parent chain does not reach the target escaped.
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const entry of entries)
+      if (!inTree.has(entry.pid) && inTree.has(entry.ppid)) {
+        inTree.add(entry.pid);
+        grew = true;
+      }
+  }
+  return {
+    refused: preview.refused,
+    processes: entries.map((entry) => ({
+      pid: entry.pid,
+      startTime: entry.startTime,
+      ppid: entry.ppid,
+      commandLine: (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, MAX_PREVIEW_COMMAND),
+      startedAtMs: entry.startedAtMs,
+      outsideTree: !inTree.has(entry.pid),
+    })),
+  };
 }
 
 interface LeakedProcess {
