@@ -2,7 +2,6 @@ export * from './agents/index.js';
 export * from './classify/index.js';
 export * from './containers/index.js';
 export { killTree } from './kill/kill-tree.js';
-export { type KillPreview, previewKill } from './kill/preview.js';
 export {
   FREEZE_ROUNDS,
   GRACE_POLL_MS,
@@ -11,6 +10,7 @@ export {
   VERIFY_POLL_MS,
   VERIFY_TIMEOUT_MS,
 } from './kill/owner-kill.js';
+export { type KillPreview, previewKill } from './kill/preview.js';
 export * from './kill/types.js';
 export * from './lease/index.js';
 export * from './ledger/index.js';

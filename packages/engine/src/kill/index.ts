@@ -1,5 +1,4 @@
 export { killTree } from './kill-tree.js';
-export { type KillPreview, previewKill } from './preview.js';
 export {
   FREEZE_ROUNDS,
   GRACE_POLL_MS,
@@ -8,4 +7,5 @@ export {
   VERIFY_POLL_MS,
   VERIFY_TIMEOUT_MS,
 } from './owner-kill.js';
+export { type KillPreview, previewKill } from './preview.js';
 export * from './types.js';
