@@ -51,9 +51,9 @@ const snapshot = makeSnapshot({
 describe('membership marks', () => {
   it('names leaks, run members with their lease and session members, by identity', () => {
     const marks = membershipMarks(snapshot);
-    expect(marks.get('300:30000')).toMatchObject({ leaked: true, label: 'leaked · run run-old-…' });
+    expect(marks.get('300:30000')).toMatchObject({ leaked: true, label: 'leaked · run-old-…' });
     expect(marks.get('300:30000')?.title).toContain('lease nightly');
-    expect(marks.get('100:10000')).toMatchObject({ leaked: false, label: 'run run-abcd… · lease nightly' });
+    expect(marks.get('100:10000')).toMatchObject({ leaked: false, label: 'run-abcd… · lease nightly' });
     expect(marks.get('501:78')).toMatchObject({ leaked: false, label: 'claude-code session' });
     expect(marks.get('300:99')).toBeUndefined();
     expect(membershipMarks(null).size).toBe(0);
@@ -69,11 +69,11 @@ describe('membership marks', () => {
       useAppStore.getState().replaceSystem([init, runMember, leaked, recycled]);
     });
     const row = (pid: number) => document.querySelector(`[data-pid="${pid}"]`) as HTMLElement;
-    expect(row(300).textContent).toContain('leaked · run run-old-…');
+    expect(row(300).textContent).toContain('leaked · run-old-…');
     expect(row(300).className).toContain('leaked');
-    expect(row(100).textContent).toContain('run run-abcd… · lease nightly');
+    expect(row(100).textContent).toContain('run-abcd… · lease nightly');
     expect(row(501).querySelector('[data-testid="member-mark"]')).toBeNull();
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search processes' }), { target: { value: 'sleep' } });
-    expect(row(300).textContent).toContain('leaked · run run-old-…');
+    expect(row(300).textContent).toContain('leaked · run-old-…');
   });
 });

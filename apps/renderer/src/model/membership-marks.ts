@@ -21,6 +21,11 @@ function shortId(id: string): string {
   return id.length > SHORT_ID ? `${id.slice(0, SHORT_ID)}…` : id;
 }
 
+/** "run-mxav…" already says it is a run; other ids ("a1b2…") get the word. */
+function runLabel(id: string): string {
+  return id.startsWith('run-') ? shortId(id) : `run ${shortId(id)}`;
+}
+
 function leakMark(orphan: Snapshot['orphans'][number], leaseNames: ReadonlyMap<string, string>): MembershipMark {
   if (orphan.kind === 'agent') {
     const agent = orphan.agent ?? 'agent';
@@ -33,7 +38,7 @@ function leakMark(orphan: Snapshot['orphans'][number], leaseNames: ReadonlyMap<s
   const run = orphan.runId === null ? 'an unregistered run' : `run ${orphan.runId}`;
   const lease = orphan.leaseId === null ? '' : ` of lease ${leaseNames.get(orphan.leaseId) ?? orphan.leaseId}`;
   return {
-    label: orphan.runId === null ? 'leaked · unregistered run' : `leaked · run ${shortId(orphan.runId)}`,
+    label: orphan.runId === null ? 'leaked · unregistered run' : `leaked · ${runLabel(orphan.runId)}`,
     title: `Leaked by ${run}${lease}: ${orphan.reasons.join('; ')}`,
     leaked: true,
   };
@@ -58,7 +63,7 @@ export function membershipMarks(snapshot: Snapshot | null): ReadonlyMap<string, 
     for (const run of lease.runs) {
       for (const process of run.processes) {
         marks.set(identityKey(process), {
-          label: `run ${shortId(run.id)} · lease ${lease.name}`,
+          label: `${runLabel(run.id)} · lease ${lease.name}`,
           title: `Member of run ${run.id} (${run.command}) under lease ${lease.name}`,
           leaked: false,
         });
