@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { startCliRun } from '../support/cli-run';
 import { REPO_ROOT } from '../support/env';
+import { startFakeClaude } from '../support/fake-agent';
 import { expect, test } from '../support/fixtures';
 import { isAlive } from '../support/serve';
 import { fixture, KILL_TIMEOUT_MS } from '../support/ui';
@@ -42,9 +43,11 @@ test.describe('deciding on true facts', () => {
   test.skip(({ isElectron }) => isElectron, 'drives the CLI against the serve state dir');
 
   test('the kill dialog lists what dies, escapees included; the run then reads killed by UI', async ({ app }) => {
-    const cli = await startCliRun('e2e-decide', 300, [process.execPath, fixture('double-fork.mjs')]);
+    // Its own lease name: a repeat must not open the earlier, ended lease of the same name.
+    const leaseName = `e2e-decide-${Date.now()}`;
+    const cli = await startCliRun(leaseName, 300, [process.execPath, fixture('double-fork.mjs')]);
     try {
-      await openLease(app, 'e2e-decide');
+      await openLease(app, leaseName);
       const card = app.locator(`section.run[data-run-id="${cli.runId}"]`);
       await expect(card.getByRole('treeitem')).toHaveCount(1);
       // The daemon the outer process double-forked: reparented out of the tree, carrying the run's cookie.
@@ -57,7 +60,7 @@ test.describe('deciding on true facts', () => {
       await app.getByRole('tab', { name: 'All processes' }).click();
       await app.getByRole('searchbox', { name: 'Search processes' }).fill('double-fork');
       const outerRow = app.locator(`[role="treeitem"][data-pid="${cli.rootPid}"]`);
-      await expect(outerRow.getByTestId('member-mark')).toContainText('lease e2e-decide');
+      await expect(outerRow.getByTestId('member-mark')).toContainText(`lease ${leaseName}`);
       for (const [width, height] of [
         [1440, 900],
         [1024, 700],
@@ -67,7 +70,7 @@ test.describe('deciding on true facts', () => {
       }
       await app.setViewportSize({ width: 1440, height: 900 });
       await app.getByRole('tab', { name: 'Runs' }).click();
-      await openLease(app, 'e2e-decide');
+      await openLease(app, leaseName);
 
       await card.getByRole('button', { name: 'Kill tree' }).click();
       const dialog = app.getByRole('dialog', { name: 'Confirm kill' });
@@ -110,6 +113,22 @@ test.describe('deciding on true facts', () => {
       const daemon = cookieCarrier(cli.runId, 'daemon');
       if (daemon !== null) process.kill(daemon, 'SIGKILL'); // cookie-checked just now: the run's own daemon
       cli.cleanup();
+    }
+  });
+
+  test('a session whose launching shell exited shows its directory, not "unknown"', async ({ app }) => {
+    const agent = await startFakeClaude({ orphaned: true });
+    try {
+      const dirName = agent.dir.slice(agent.dir.lastIndexOf('/') + 1);
+      const option = app.getByRole('option', { name: new RegExp(`claude-code · .*${dirName}`) });
+      await expect(option).toBeVisible({ timeout: 30_000 });
+      await option.dispatchEvent('mousedown');
+      await expect(app.getByTestId('session-view')).toContainText(`in ${agent.dir}`);
+      await expect(app.getByTestId('session-view')).not.toContainText('an unknown directory');
+      await app.setViewportSize({ width: 1024, height: 700 });
+      await app.screenshot({ path: join(SCREENSHOTS, 'session-cwd-1024.png') });
+    } finally {
+      agent.stop();
     }
   });
 });

@@ -70,6 +70,28 @@ function refuseStale(target: ProcessIdentity, now: number): KillReport | null {
   };
 }
 
+/** Puts a kill on its run's record; a person's kill of the root makes the run's end theirs. */
+function noteKill(record: RunRecord, target: ProcessIdentity, reason: string, report: KillReport): void {
+  record.lastKill = report;
+  const person = killerOfReason(reason);
+  const ofRoot = record.root !== null && sameIdentity(record.root, target);
+  if (person === undefined || !ofRoot || (report.result !== 'killed' && report.result !== 'kill_failed')) return;
+  record.personKill = person;
+  // Its supervisor may have reported the end (a death by signal) before this kill returned.
+  if (record.phase !== 'ended' || record.classification === null) return;
+  const told = toldEnd(
+    {
+      classification: record.classification,
+      signal: record.signal,
+      killedBy: record.killedBy ?? undefined,
+      limit: record.limitTrip,
+    },
+    person,
+  );
+  record.classification = told.classification;
+  record.killedBy = told.killedBy;
+}
+
 async function killOne(
   context: HostContext,
   target: ProcessIdentity,
@@ -90,30 +112,11 @@ async function killOne(
         ...(graceMs === undefined ? {} : { graceMs }),
       }),
     );
-  if (record !== undefined) {
-    record.lastKill = report;
-    // A person's kill of the run's root: the run's end is theirs, whatever signal its supervisor saw.
-    const person = killerOfReason(reason);
-    const ofRoot = record.root !== null && sameIdentity(record.root, target);
-    if (person !== undefined && ofRoot && (report.result === 'killed' || report.result === 'kill_failed')) {
-      record.personKill = person;
-      // Its supervisor may have reported the end (a death by signal) before this kill returned.
-      if (record.phase === 'ended' && record.classification !== null) {
-        const told = toldEnd(
-          {
-            classification: record.classification,
-            signal: record.signal,
-            killedBy: record.killedBy ?? undefined,
-            limit: record.limitTrip,
-          },
-          person,
-        );
-        record.classification = told.classification;
-        record.killedBy = told.killedBy;
-      }
-    }
-  }
-  context.emit({ type: 'killOutcome', runId: record?.id ?? null, report });
+  // A foreign run's record is re-made when its facts change (its end arrived during the kill):
+  // what the kill learned goes on the record shown now.
+  const shown = record === undefined ? undefined : (context.runs.get(record.id) ?? record);
+  if (shown !== undefined) noteKill(shown, target, reason, report);
+  context.emit({ type: 'killOutcome', runId: shown?.id ?? null, report });
   context.requestPoll();
   return report;
 }
