@@ -8,7 +8,7 @@
  * (fake-claude-piles.mjs) holding that many sets of the same MCP server: a pile-up inside a live
  * session, which the host alerts and the UI trims.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +125,11 @@ export interface FakeClaudeOptions {
   busy?: boolean;
   /** Sets of the same MCP server (npx wrapper → server) under the live root, oldest first. */
   mcpSets?: number;
+  /**
+   * Started by a shell that exits at once, so the root lives under pid 1 (or a subreaper), as
+   * after the terminal that started it closed: the watcher then first finds it by its argv alone.
+   */
+  orphaned?: boolean;
 }
 
 /** Reports and tree size: the plain fixture's, or the piling one's (root + a wrapper and a server per set, no shells). */
@@ -139,18 +144,21 @@ export async function startFakeClaude(options: FakeClaudeOptions = {}): Promise<
   const stub = writeStub(dir, busy, mcpSets === undefined ? 'fake-claude.mjs' : 'fake-claude-piles.mjs');
   const expected = expectedTree(options);
   const reportFile = join(dir, 'report.jsonl');
-  const child = spawn(process.execPath, [stub], {
-    cwd: dir,
-    detached: true,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      TREEWARDEN_FIXTURE_REPORT: reportFile,
-      TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(FIXTURE_LIFETIME_MS),
-      ...(mcpSets === undefined ? {} : { PILE_MCP_SETS: String(mcpSets) }),
-    },
-  });
-  const rootPid = child.pid as number;
+  const env = {
+    ...process.env,
+    TREEWARDEN_FIXTURE_REPORT: reportFile,
+    TREEWARDEN_FIXTURE_MAX_LIFETIME_MS: String(FIXTURE_LIFETIME_MS),
+    ...(mcpSets === undefined ? {} : { PILE_MCP_SETS: String(mcpSets) }),
+  };
+  const rootPid = options.orphaned
+    ? Number(
+        execFileSync('sh', ['-c', 'setsid "$0" "$1" </dev/null >/dev/null 2>&1 & echo $!', process.execPath, stub], {
+          cwd: dir,
+          env,
+          encoding: 'utf8',
+        }).trim(),
+      )
+    : (spawn(process.execPath, [stub], { cwd: dir, detached: true, stdio: 'ignore', env }).pid as number);
   const tree = new Map<number, string>();
   const stop = () => {
     for (const [pid, start] of tree) {

@@ -36,7 +36,7 @@ describe('killing a tree', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
     await openActivity();
     await waitFor(() => expect(screen.getByText(/^Tree of pid 100 .*: Killed 1 process$/)).toBeTruthy());
-    expect(sent).toEqual([{ type: 'killTree', target: seen }]);
+    expect(sent.filter((command) => command.type !== 'previewKill')).toEqual([{ type: 'killTree', target: seen }]);
     const timeline = document.querySelectorAll('.tl-action');
     expect([...timeline].map((entry) => entry.textContent)).toEqual(['observe', 'SIGTERM', 'SIGKILL', 'verify']);
   });
@@ -87,6 +87,59 @@ describe('killing a tree', () => {
     act(() => useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: null }));
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(useAppStore.getState().confirmKill).toBeNull();
-    expect(sent).toEqual([]);
+    // Only the read-only preview went out: nothing that signals.
+    expect(sent.map((command) => command.type)).toEqual(['previewKill']);
+  });
+
+  it('lists what the kill ends before it is confirmed: count, identities, argv, escapees; keyboard reachable', async () => {
+    const { sent } = installFakeBridge((command) =>
+      command.type === 'previewKill'
+        ? okReply({
+            refused: null,
+            processes: [
+              {
+                pid: 100,
+                startTime: '10000',
+                ppid: 1,
+                commandLine: 'node worker.mjs',
+                startedAtMs: 1_700_000_000_000,
+                outsideTree: false,
+              },
+              {
+                pid: 101,
+                startTime: '10001',
+                ppid: 100,
+                commandLine: 'sleep 100',
+                startedAtMs: 1_700_000_000_000,
+                outsideTree: false,
+              },
+              {
+                pid: 140,
+                startTime: '10040',
+                ppid: 1,
+                commandLine: 'node daemon.mjs',
+                startedAtMs: 1_700_000_000_000,
+                outsideTree: true,
+              },
+            ],
+          })
+        : okReply(makeKillReport()),
+    );
+    renderKillUi();
+    act(() =>
+      useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
+    );
+    await waitFor(() => expect(screen.getByTestId('kill-preview-count').textContent).toContain('3 processes'));
+    expect(screen.getByTestId('kill-preview-count').textContent).toContain('1 of them outside the tree');
+    const list = screen.getByRole('list', { name: 'Processes this kill ends' });
+    expect([...list.querySelectorAll('li')].map((item) => item.getAttribute('data-pid'))).toEqual([
+      '100',
+      '101',
+      '140',
+    ]);
+    expect(list.textContent).toContain('node daemon.mjs');
+    expect(list.querySelector('[data-pid="140"]')?.textContent).toContain('escaped · found by run cookie');
+    expect(list.tabIndex).toBe(0);
+    expect(sent[0]).toEqual({ type: 'previewKill', target: seen });
   });
 });

@@ -10,6 +10,7 @@ export {
   VERIFY_POLL_MS,
   VERIFY_TIMEOUT_MS,
 } from './kill/owner-kill.js';
+export { type KillPreview, previewKill } from './kill/preview.js';
 export * from './kill/types.js';
 export * from './lease/index.js';
 export * from './ledger/index.js';

@@ -5,8 +5,10 @@ import {
   type ProcessIdentity,
   type RunOutcome,
   type RunSpec,
+  toldEnd,
 } from '@treewarden/engine';
 import type { Classification, KillReport, LimitTrip, RunPhase } from '@treewarden/protocol';
+import type { Killer } from '@treewarden/protocol/vocabulary';
 import type { HostRun, RunEnforcement } from './engine/port.js';
 import { enforcementOf } from './engine/run-enforcement.js';
 import { createMembership, type Membership } from './snapshot/membership.js';
@@ -34,6 +36,10 @@ export interface RunRecord {
   signal: string | null;
   /** The engine's message when the run failed, or why it counts as ended without its supervisor. */
   endReason: string | null;
+  /** Who ended it when it did not end on its own. */
+  killedBy: Killer | null;
+  /** A person's verified kill of its root from here: how a supervisor's "error by signal" is told. */
+  personKill?: Killer;
   /** Its holder and guardian are dead and no end is recorded: what is left of it is leaked. */
   unsupervised: boolean;
   lastKill: KillReport | null;
@@ -53,6 +59,7 @@ type RunState = Pick<
   | 'exitCode'
   | 'signal'
   | 'endReason'
+  | 'killedBy'
   | 'unsupervised'
   | 'lastKill'
   | 'stdoutTail'
@@ -68,6 +75,7 @@ export function runningState(): RunState {
     exitCode: null,
     signal: null,
     endReason: null,
+    killedBy: null,
     unsupervised: false,
     lastKill: null,
     stdoutTail: '',
@@ -128,6 +136,9 @@ export function endRun(record: RunRecord, outcome: RunOutcome, now: number): voi
   record.exitCode = outcome.exitCode;
   record.signal = outcome.signal;
   record.endReason = outcome.error ?? null;
+  const told = toldEnd(outcome, record.personKill);
+  record.classification = told.classification;
+  record.killedBy = told.killedBy;
   record.stdoutTail = outcome.stdoutTail;
   record.stderrTail = outcome.stderrTail;
   if (outcome.limit !== undefined) record.limitTrip = { ...outcome.limit };

@@ -38,6 +38,8 @@ export const commandSchema = z.discriminatedUnion('type', [
   }),
   /** Kill the tree under `target`, exactly as the user saw it; a changed startTime is refused. */
   z.object({ type: z.literal('killTree'), target: identitySchema, graceSeconds: z.number().min(0).max(60).optional() }),
+  /** What a killTree of `target` would end now (its tree and run-cookie escapees), signalling nothing. */
+  z.object({ type: z.literal('previewKill'), target: identitySchema }),
   z.object({ type: z.literal('retryRun'), runId: z.string().min(1).max(128) }),
   z.object({ type: z.literal('releaseLease'), leaseId: z.string().min(1).max(128) }),
   /** Ends leaked trees of runs on record; `unregistered` ones only with `includeUnregistered: true`. */
@@ -100,6 +102,21 @@ const runStartedSchema = z.object({
 export const commandResultSchemas = {
   startRun: runStartedSchema,
   killTree: killReportSchema,
+  previewKill: z.object({
+    /** Why the kill would be refused (recycled or protected pid); null when it would proceed. */
+    refused: z.string().nullable(),
+    processes: z.array(
+      z.object({
+        pid: z.number().int().positive(),
+        startTime: z.string(),
+        ppid: z.number().int().nonnegative(),
+        commandLine: z.string(),
+        startedAtMs: z.number().nonnegative(),
+        /** Not a descendant of the target: found by the run cookie (it escaped the tree). */
+        outsideTree: z.boolean(),
+      }),
+    ),
+  }),
   retryRun: runStartedSchema,
   releaseLease: z.object({ released: z.boolean(), kills: z.array(killReportSchema) }),
   cleanOrphans: z.object({ kills: z.array(killReportSchema) }),

@@ -9,6 +9,7 @@ import {
   CLASSIFICATIONS,
   KILL_RESULTS,
   KILL_TIMELINE_ACTIONS,
+  KILLERS,
   LIMIT_ENFORCEMENTS,
   LIMIT_METHODS,
   LIMIT_NAMES,
@@ -132,6 +133,8 @@ export const runViewSchema = z.object({
   unsupervised: z.boolean(),
   /** Why it ended, in the engine's words: a launch failure, a kill that failed, a leak cleaned up… */
   endReason: z.string().nullable(),
+  /** Who ended it when it did not end on its own (a person: ui, cli, mcp; its timeout, a limit, its lease). */
+  killedBy: z.enum(KILLERS).nullable().optional(),
   /** Whether Retry can start it again, and if not, why (shown on the disabled button). */
   retry: z.object({ available: z.boolean(), reason: z.string().nullable() }),
   lastKill: killReportSchema.nullable(),
@@ -270,6 +273,8 @@ export const historyEntrySchema = z.object({
   /** The failure message, or why the run counts as ended without its supervisor. */
   endReason: z.string().nullable(),
   timeoutSeconds: z.number().positive().nullable(),
+  /** Who ended it when it did not end on its own; absent from older hosts. */
+  killedBy: z.enum(KILLERS).nullable().optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

@@ -24,6 +24,21 @@ export const CLASSIFICATIONS = [
 export type Classification = (typeof CLASSIFICATIONS)[number];
 
 /**
+ * Who ended a run that did not end on its own: a person from the app (`ui`), `treewarden kill`
+ * (`cli`), an MCP client (`mcp`), the run's timeout or one of its limits, or its lease ending.
+ * A person's kill is classified `cancelled` (never `error`); timeout and limits keep their own
+ * classifications, and `killedBy` says the same in one field wherever a run's end is shown.
+ */
+export const KILLERS = ['ui', 'cli', 'mcp', 'timeout', 'limit', 'lease'] as const;
+export type Killer = (typeof KILLERS)[number];
+
+/**
+ * The `kill` ledger record's reason for each person's kill, so an end seen by a supervisor as a
+ * death by signal can be told apart from a crash.
+ */
+export const KILL_REASON_OF_KILLER = { ui: 'ui_kill', cli: 'cli_kill', mcp: 'mcp_kill' } as const;
+
+/**
  * `killed`: every member verified dead; `already_gone`: nothing was alive to kill;
  * `kill_failed`: members survived every attempt (listed in `survivors`);
  * `refused`: identity became uncertain or the target was protected; nothing was signalled.

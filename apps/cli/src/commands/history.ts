@@ -36,7 +36,7 @@ function formatRow(run: RunHistoryEntry): string {
   const exit = run.signal ?? (run.exitCode !== null ? `exit ${run.exitCode}` : '-');
   const duration = run.durationMs !== null ? `${(run.durationMs / 1000).toFixed(1)}s` : '-';
   const command = terminalArgs([run.command ?? '?', ...run.args]).slice(0, COMMAND_WIDTH);
-  const survivors = run.survivors > 0 ? ` survivors=${run.survivors}` : '';
+  const survivors = `${run.survivors > 0 ? ` survivors=${run.survivors}` : ''}${run.killedBy !== null ? ` killed-by=${run.killedBy}` : ''}`;
   return `${started}  ${run.runId}  ${outcome.padEnd(14)} ${exit.padEnd(8)} ${duration.padStart(7)}  ${command}${survivors}${note}`;
 }
 

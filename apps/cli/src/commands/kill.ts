@@ -5,15 +5,20 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  appendLedgerRecord,
   createTableReader,
+  defaultActor,
   type KillOutcome,
+  killRecordOf,
   killTree,
   normalizeGrace,
   type ProcessEntry,
   type ProcessIdentity,
   RunSpecError,
   readProcEntry,
+  verifyStateDir,
 } from '@treewarden/engine';
+import { KILL_REASON_OF_KILLER } from '@treewarden/protocol/vocabulary';
 import { parsePid, parseSeconds, writeOut } from '../args.js';
 import { EXIT_KILL_FAILED, EXIT_OK, EXIT_REFUSED } from '../exit-codes.js';
 import { writeText } from '../terminal-text.js';
@@ -79,6 +84,22 @@ async function killIdentity(pid: number, start: string | undefined, graceMs: num
   return killTree({ pid, startTime }, graceMs === undefined ? {} : { graceMs });
 }
 
+/**
+ * Puts the kill on record, so a run whose root this ended is told as killed by a person (`cli`),
+ * not as crashed by a signal. A kill that signalled nothing changes no run and is not recorded.
+ * The kill already happened: a state dir that cannot be written only costs the record (said on stderr).
+ */
+async function recordKill(outcome: KillOutcome): Promise<void> {
+  if (outcome.result !== 'killed' && outcome.result !== 'kill_failed') return;
+  try {
+    const { ledgerFile } = verifyStateDir();
+    appendLedgerRecord(ledgerFile, killRecordOf(outcome, null, null, KILL_REASON_OF_KILLER.cli), defaultActor('cli'));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    await writeText(process.stderr, `treewarden kill: the kill was not recorded in the ledger: ${why}\n`);
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -98,6 +119,7 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   const outcome = await killIdentity(pid, values.start, graceMs);
+  await recordKill(outcome);
   if (values.json === true) await writeOut(process.stdout, `${JSON.stringify(outcome)}\n`);
   else
     await writeText(

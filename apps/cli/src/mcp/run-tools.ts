@@ -242,7 +242,7 @@ export async function stopRun(runs: SessionRuns, input: { readonly runId: string
       survivors: identities(before.survivors),
       ...(before.error === undefined ? {} : { error: before.error }),
     });
-  target.run.cancel('stop_run from the agent');
+  target.run.cancel('stop_run from the agent', 'mcp');
   const outcome = await withDeadline(target.run.outcome, STOP_WAIT_MS, 'the tree kill').catch(() => null);
   if (outcome === null)
     return failure(`the tree kill did not report within ${STOP_WAIT_MS} ms; list_runs shows when it ends`);

@@ -1,5 +1,5 @@
 /** Small status chips: process state, classification, run phase, holder state. */
-import type { Classification, HolderState, RunPhase } from '@treewarden/protocol';
+import type { Classification, HolderState, Killer, RunPhase } from '@treewarden/protocol';
 
 const STATE_NAMES: Record<string, string> = {
   R: 'running',
@@ -47,11 +47,32 @@ const CLASSIFICATION_TONE: Record<Classification, string> = {
   stalled: 'warn',
 };
 
-export function ClassificationBadge({ classification }: { classification: string }) {
+/**
+ * Who ended a run, where the classification alone does not say it: a person's kill reads
+ * "cancelled · killed by UI" (never an error); timeout and limits already name themselves.
+ */
+export const KILLED_BY_TEXT: Record<Killer, string | null> = {
+  ui: 'killed by UI',
+  cli: 'killed by CLI',
+  mcp: 'killed by MCP',
+  lease: 'lease ended',
+  timeout: null,
+  limit: null,
+};
+
+export function ClassificationBadge({
+  classification,
+  killedBy,
+}: {
+  classification: string;
+  killedBy?: Killer | null | undefined;
+}) {
   const tone = CLASSIFICATION_TONE[classification as Classification] ?? 'muted';
+  const by = killedBy == null ? null : KILLED_BY_TEXT[killedBy];
   return (
-    <span className={`badge badge-${tone}`} data-classification={classification}>
+    <span className={`badge badge-${tone}`} data-classification={classification} data-killed-by={killedBy ?? undefined}>
       {classification.replace('_', ' ')}
+      {by === null ? '' : ` · ${by}`}
     </span>
   );
 }

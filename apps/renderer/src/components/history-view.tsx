@@ -112,7 +112,7 @@ export function HistoryView() {
               </td>
               <td className="nowrap" title={entry.endReason ?? undefined}>
                 {entry.classification ? (
-                  <ClassificationBadge classification={entry.classification} />
+                  <ClassificationBadge classification={entry.classification} killedBy={entry.killedBy} />
                 ) : (
                   <OpenStatus entry={entry} snapshot={snapshot} />
                 )}

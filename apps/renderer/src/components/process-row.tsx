@@ -8,6 +8,7 @@ import { memo } from 'react';
 import { type HistorySource, useSamples } from '../hooks/use-samples';
 import { displayArgs, formatBytes, formatDuration, formatPercent } from '../model/format';
 import { identityOf, isZombie } from '../model/identity';
+import type { MembershipMark } from '../model/membership-marks';
 import { formatSocket, shortSocket } from '../model/ports';
 import type { TreeRow } from '../model/tree';
 import type { Flag } from '../model/trend';
@@ -35,6 +36,8 @@ export interface ProcessRowProps {
   showPorts?: boolean;
   /** Why the system view flags this process (advice only; nothing acts on it). */
   flags?: readonly Flag[];
+  /** The system view's mark of what the process belongs to (a run, a session) or that it leaked. */
+  membership?: MembershipMark;
 }
 
 const FLAG_LABEL: Record<Flag['kind'], string> = { cpu: 'spinning', memory: 'growing' };
@@ -121,7 +124,7 @@ function ProcessRowView(props: ProcessRowProps) {
       aria-selected={active}
       aria-expanded={row.childCount > 0 ? !collapsed : undefined}
       data-pid={node.pid}
-      className={`prow${props.showPorts ? ' prow-ports' : ''}${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}${row.context ? ' context' : ''}`}
+      className={`prow${props.showPorts ? ' prow-ports' : ''}${active ? ' active' : ''}${zombie ? ' zombie' : ''}${node.escaped ? ' escaped' : ''}${row.context ? ' context' : ''}${props.membership?.leaked ? ' leaked' : ''}`}
       title={row.context ? 'Shown for context: an ancestor of a match, not a match itself' : undefined}
       onMouseDown={() => props.onActivate(row.key)}
     >
@@ -158,6 +161,16 @@ function ProcessRowView(props: ProcessRowProps) {
             title={`Left its run's ${node.escapedInto === 'group' ? 'process group (setpgid)' : 'session (setsid)'}; still a member by identity`}
           >
             ⇱ escaped · {escapeKind(node, anchor ?? parent)}
+          </span>
+        ) : null}
+        {props.membership ? (
+          <span
+            className={`marker ${props.membership.leaked ? 'marker-leaked' : 'marker-member'}`}
+            title={props.membership.title}
+            data-testid={props.membership.leaked ? 'leaked-mark' : 'member-mark'}
+          >
+            {props.membership.leaked ? '⚠ ' : ''}
+            {props.membership.label}
           </span>
         ) : null}
         {props.flags && props.flags.length > 0 ? <FlagBadges flags={props.flags} /> : null}

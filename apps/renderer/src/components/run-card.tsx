@@ -103,7 +103,7 @@ function RunCardView({ run }: { run: RunView }) {
         </div>
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
-            <ClassificationBadge classification={run.classification} />
+            <ClassificationBadge classification={run.classification} killedBy={run.killedBy} />
           ) : run.unsupervised ? (
             <span
               className="badge badge-bad"

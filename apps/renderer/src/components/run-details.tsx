@@ -10,7 +10,7 @@ import { describeStart } from '../model/process-start';
 import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
-import { ClassificationBadge, PhaseBadge } from './badges';
+import { ClassificationBadge, KILLED_BY_TEXT, PhaseBadge } from './badges';
 import { KillTimeline } from './kill-timeline';
 import { ProcessDetails } from './process-details';
 import { ResourceChart } from './resource-chart';
@@ -113,7 +113,7 @@ export function RunDetails() {
         <h3 title={run.id}>{run.id}</h3>
         <CopyButton text={run.id} what="run id" />
         {run.classification ? (
-          <ClassificationBadge classification={run.classification} />
+          <ClassificationBadge classification={run.classification} killedBy={run.killedBy} />
         ) : (
           <PhaseBadge phase={run.phase} />
         )}
@@ -170,6 +170,7 @@ export function RunDetails() {
         {run.phase === 'ended' ? (
           <Field label="Outcome">
             {run.classification ?? 'unknown'}
+            {run.killedBy != null && KILLED_BY_TEXT[run.killedBy] !== null ? ` · ${KILLED_BY_TEXT[run.killedBy]}` : ''}
             {run.exitCode !== null ? ` · exit ${run.exitCode}` : ''}
             {run.signal ? ` · ${run.signal}` : ''}
             {run.leakedCount > 0 ? ` · ${run.leakedCount} leaked` : ''}

@@ -10,6 +10,7 @@ import { requestWatchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
+import { membershipMarks } from '../model/membership-marks';
 import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
 import { FlagSettingsButton } from './flag-settings';
@@ -65,6 +66,9 @@ export function SystemView() {
   const askKill = useAppStore((state) => state.askKill);
   const pending = useAppStore((state) => state.pending);
   const flags = useAppStore((state) => state.systemFlags);
+  const snapshot = useAppStore((state) => state.snapshot);
+  // Leaked processes and run/lease/session members, marked on their rows (a new map per snapshot).
+  const marks = useMemo(() => membershipMarks(snapshot), [snapshot]);
   const [text, setText] = useState('');
   const [filter, setFilter] = useState<SystemFilter>('all');
   const [collapsed, toggle] = useCollapsed();
@@ -261,6 +265,7 @@ export function SystemView() {
                   historySource="system"
                   showPorts
                   flags={flags.get(row.key) ?? NO_FLAGS}
+                  membership={marks.get(row.key)}
                 />
               </div>
             );

@@ -7,4 +7,5 @@ export {
   VERIFY_POLL_MS,
   VERIFY_TIMEOUT_MS,
 } from './owner-kill.js';
+export { type KillPreview, previewKill } from './preview.js';
 export * from './types.js';

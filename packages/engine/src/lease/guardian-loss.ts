@@ -120,7 +120,7 @@ export async function releaseWithoutGuardian(
   waitMs: number,
 ): Promise<void> {
   const going = taken.filter((run) => run.phase !== 'ended');
-  for (const run of going) run.cancel('lease released');
+  for (const run of going) run.cancel('lease released', 'lease');
   const outcomes = await settleWithin(
     going.map((run) => run.outcome),
     waitMs,

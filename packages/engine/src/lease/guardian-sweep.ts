@@ -67,7 +67,7 @@ function findMembers(input: SweepInput): MemberMatch[] | null {
 
 export async function sweepLease(input: SweepInput): Promise<EndSummary> {
   const going = input.runs.filter(({ run }) => run.phase !== 'ended');
-  for (const { run } of going) run.cancel(`lease ${input.reason === 'released' ? 'released' : 'holder died'}`);
+  for (const { run } of going) run.cancel(`lease ${input.reason === 'released' ? 'released' : 'holder died'}`, 'lease');
   await boundedWait(
     going.map(({ run }) => run.outcome),
     RUNS_END_WAIT_MS,

@@ -147,7 +147,7 @@ export function createGuardian(config: GuardianConfig, deps: GuardianDeps): Guar
   return {
     handle(message) {
       if (message.t === 'start') startHosted(message.runId, message.spec, message.environ);
-      else runs.get(message.runId)?.run.cancel(message.reason ?? 'cancelled by the lease holder');
+      else runs.get(message.runId)?.run.cancel(message.reason ?? 'cancelled by the lease holder', message.by);
     },
     reapTick() {
       if (!deps.containment.active) return;

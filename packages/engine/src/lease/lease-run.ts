@@ -3,7 +3,7 @@
  * fed by the guardian's messages, so callers (the CLI, harnesses) use a leased run exactly like a
  * local one.
  */
-import type { Run, RunEvent, RunOutcome, RunPhase } from '../run/types.js';
+import type { Killer, Run, RunEvent, RunOutcome, RunPhase } from '../run/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 import type { GuardianMessage } from './protocol.js';
 
@@ -22,7 +22,7 @@ export interface LeaseRun extends Run {
   takeOver(adopt: (root: ProcessIdentity, spawnedAtMs: number) => Run): Run | null;
 }
 
-export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: string) => void): LeaseRun {
+export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: string, by?: Killer) => void): LeaseRun {
   let identity: ProcessIdentity | null = null;
   let spawnedAtMs = 0;
   let local: Run | null = null;
@@ -79,10 +79,10 @@ export function createLeaseRun(id: string, leaseId: string, cancel: (reason?: st
       return runDir;
     },
     outcome,
-    cancel: (reason) => {
+    cancel: (reason, by) => {
       if (settled) return;
-      if (local !== null) local.cancel(reason);
-      else cancel(reason);
+      if (local !== null) local.cancel(reason, by);
+      else cancel(reason, by);
     },
     subscribe(listener) {
       listeners.add(listener);

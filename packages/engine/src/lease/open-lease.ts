@@ -211,7 +211,9 @@ function createLease(
       const runId = spec.runId ?? generateId('run');
       if (!SAFE_ID.test(runId)) throw new Error(`run id "${runId}" may only contain letters, digits, ".", "_" and "-"`);
       specs.set(runId, { ...spec, runId, leaseId: config.leaseId });
-      const run = createLeaseRun(runId, config.leaseId, (reason) => sendQuietly(child, { t: 'cancel', runId, reason }));
+      const run = createLeaseRun(runId, config.leaseId, (reason, by) =>
+        sendQuietly(child, { t: 'cancel', runId, reason, ...(by === undefined ? {} : { by }) }),
+      );
       runs.set(runId, run);
       holdLoop();
       const cwd = spec.cwd !== undefined ? resolve(spec.cwd) : undefined;

@@ -7,7 +7,15 @@ import { isAbsolute } from 'node:path';
 import { KILL_TIMELINE_ACTIONS } from '@treewarden/protocol/vocabulary';
 import { z } from 'zod';
 import { identitySchema } from '../ledger/schema.js';
-import { CLASSIFICATIONS, type RunEvent, type RunOutcome, type RunPhase, type RunSpec } from '../run/types.js';
+import {
+  CLASSIFICATIONS,
+  KILLERS,
+  type Killer,
+  type RunEvent,
+  type RunOutcome,
+  type RunPhase,
+  type RunSpec,
+} from '../run/types.js';
 import { isBase64 } from '../runtime/argv-bytes.js';
 import type { ProcessIdentity } from '../table/types.js';
 import { SAFE_ID } from './lease-file.js';
@@ -39,7 +47,7 @@ export type HolderMessage =
        */
       readonly environ?: string;
     }
-  | { readonly t: 'cancel'; readonly runId: string; readonly reason?: string };
+  | { readonly t: 'cancel'; readonly runId: string; readonly reason?: string; readonly by?: Killer };
 
 /**
  * What the holder writes into the lease pipe just before closing it on release. The pipe is one
@@ -80,7 +88,7 @@ const runSpecSchema = z.looseObject({
 
 const holderMessageSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('start'), runId: safeId, spec: runSpecSchema, environ: z.string().optional() }),
-  z.object({ t: z.literal('cancel'), runId: safeId, reason: z.string().optional() }),
+  z.object({ t: z.literal('cancel'), runId: safeId, reason: z.string().optional(), by: z.enum(KILLERS).optional() }),
 ]) satisfies z.ZodType<HolderMessage>;
 
 const phaseSchema = z.enum(['starting', 'running', 'stopping', 'ended']);
@@ -128,6 +136,7 @@ const runOutcomeSchema = z.looseObject({
   error: z.string().optional(),
   kill: killOutcomeSchema.optional(),
   kept: z.array(identitySchema).optional(),
+  killedBy: z.enum(KILLERS).optional(),
 }) satisfies z.ZodType<RunOutcome>;
 
 const guardianMessageSchema = z.discriminatedUnion('t', [

@@ -1,5 +1,5 @@
 export { appendLedgerRecord, defaultActor, MAX_RECORD_BYTES, serializeRecord } from './append.js';
-export { type RunHistoryEntry, summarizeRuns } from './history.js';
+export { killerOfReason, type RunHistoryEntry, summarizeRuns, toldEnd } from './history.js';
 export { killRecordOf, signalsSent } from './kill-record.js';
 export { type InvalidLine, type LedgerRead, parseLedger, readLedger, type TornLine } from './read.js';
 export { type RecordRunOptions, recordRun, recordRunEnd, recordRunStart } from './record-run.js';

@@ -69,6 +69,7 @@ export function recordRunEnd(ledgerFile: string, outcome: RunOutcome, leaseId: s
       ...(outcome.limitEnforcement === undefined ? {} : { limitEnforcement: outcome.limitEnforcement }),
       ...(outcome.limitMethods === undefined ? {} : { limitMethods: outcome.limitMethods }),
       ...(outcome.cgroup === undefined ? {} : { cgroup: outcome.cgroup }),
+      ...(outcome.killedBy === undefined ? {} : { killedBy: outcome.killedBy }),
     },
     actor,
   );

@@ -5,7 +5,7 @@
  */
 import type { KillResult } from '../kill/types.js';
 import type { LimitEnforcement, LimitMethods, LimitTrip, RunLimits } from '../run/limits.js';
-import type { Classification } from '../run/types.js';
+import type { Classification, Killer } from '../run/types.js';
 import type { SignalName } from '../signal/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 
@@ -104,6 +104,8 @@ export interface RunEndRecord extends RecordBase {
   readonly limitEnforcement?: LimitEnforcement;
   /** Per limit, what it was checked against (cgroup.procs, cpu.stat, memory.stat, polling, output). */
   readonly limitMethods?: LimitMethods;
+  /** Who ended the run when it did not end on its own (newer records only). */
+  readonly killedBy?: Killer;
   /** The run's own cgroup v2 directory, when it had one. */
   readonly cgroup?: string;
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { LIMIT_ENFORCEMENTS, LIMIT_METHODS } from '../run/limits.js';
-import { CLASSIFICATIONS } from '../run/types.js';
+import { CLASSIFICATIONS, KILLERS } from '../run/types.js';
 import { LEDGER_VERSION, type LedgerKind, type LedgerRecord } from './records.js';
 
 export const identitySchema = z.object({ pid: z.number().int().positive(), startTime: z.string() });
@@ -99,6 +99,8 @@ const runEnd = z.looseObject({
   limitEnforcement: limitEnforcementSchema.optional(),
   limitMethods: limitMethodsSchema.optional(),
   cgroup: cgroupPathSchema.optional(),
+  /** Who ended the run (absent in records written before it was kept, and for runs that ended on their own). */
+  killedBy: z.enum(KILLERS).optional(),
 });
 
 const guardianLost = z.looseObject({

@@ -36,7 +36,7 @@ import {
 import { type ObserveLoop, ownedTreeRefresh, RUN_POLL_INTERVAL_MS, startObserveLoop } from './observe-loop.js';
 import { createRootProcess, type RootExit, type RootProcess, type RootStat } from './root-process.js';
 import { stopTree, type TreeStopResult } from './stop-tree.js';
-import type { Classification, Run, RunEvent, RunOutcome, RunPhase, RunSpec } from './types.js';
+import type { Classification, Killer, Run, RunEvent, RunOutcome, RunPhase, RunSpec } from './types.js';
 import { validateRunSpec } from './validate.js';
 
 /**
@@ -80,6 +80,7 @@ interface EndFacts {
   readonly limit?: LimitTrip;
   /** Overrides the stop's survivors once the run's cgroup was killed too. */
   readonly survivors?: readonly ProcessIdentity[];
+  readonly killedBy?: Killer;
 }
 
 type StopReason = 'timeout' | 'cancelled' | LimitClassification;
@@ -175,10 +176,10 @@ class RunSupervisor implements Run {
     return () => this.listeners.delete(listener);
   }
 
-  cancel(reason = 'cancelled'): void {
+  cancel(reason = 'cancelled', by?: Killer): void {
     // Once the root exited on its own the run is already ending (leftovers are being handled).
     if (this.phase !== 'running' || this.root?.exit() != null) return;
-    void this.stopAndFinish('cancelled', reason);
+    void this.stopAndFinish('cancelled', reason, undefined, by);
   }
 
   private emit(event: RunEvent): void {
@@ -303,7 +304,13 @@ class RunSupervisor implements Run {
     void this.stopAndFinish(LIMIT_CLASSIFICATIONS[trip.name], describeTrip(trip), trip);
   }
 
-  private async stopAndFinish(reason: StopReason, detail: string | undefined, limit?: LimitTrip): Promise<void> {
+  private async stopAndFinish(
+    reason: StopReason,
+    detail: string | undefined,
+    limit?: LimitTrip,
+    by?: Killer,
+  ): Promise<void> {
+    const killedBy: Killer | undefined = reason === 'timeout' ? 'timeout' : limit !== undefined ? 'limit' : by;
     this.setPhase('stopping');
     this.cancelTimeout();
     this.loop?.stop();
@@ -320,6 +327,7 @@ class RunSupervisor implements Run {
       survivors,
       ...(error === undefined ? {} : { error }),
       ...(limit === undefined ? {} : { limit }),
+      ...(killedBy === undefined ? {} : { killedBy }),
     });
   }
 
@@ -409,6 +417,7 @@ class RunSupervisor implements Run {
         ? {}
         : { limitEnforcement: this.cgroup === null ? 'polling' : 'cgroup', limitMethods: this.limits.methods }),
       ...(this.cgroup === null ? {} : { cgroup: this.cgroup.path }),
+      ...(facts.killedBy === undefined ? {} : { killedBy: facts.killedBy }),
     };
     this.setPhase('ended');
     this.resolveOutcome(outcome);

@@ -1,6 +1,6 @@
 /** The contract of one supervised run. Implemented in run/ by the run supervisor. */
 
-import type { Classification } from '@treewarden/protocol/vocabulary';
+import type { Classification, Killer } from '@treewarden/protocol/vocabulary';
 import type { KillOutcome } from '../kill/types.js';
 import type { ProcessIdentity } from '../table/types.js';
 import type { RunCgroup } from './cgroup.js';
@@ -10,6 +10,8 @@ import type { LimitEnforcement, LimitMethods, LimitTrip, RunLimits } from './lim
 export {
   CLASSIFICATIONS,
   type Classification,
+  KILLERS,
+  type Killer,
   MAX_TIMEOUT_SECONDS,
   MIN_TIMEOUT_SECONDS,
 } from '@treewarden/protocol/vocabulary';
@@ -86,6 +88,8 @@ export interface RunOutcome {
   readonly limitMethods?: LimitMethods;
   /** The run's own cgroup v2 directory, when it had one (`cgroup: true`). */
   readonly cgroup?: string;
+  /** Who ended it, when it did not end on its own (its timeout, a limit, a person, its lease). */
+  readonly killedBy?: Killer;
 }
 
 export type RunEvent =
@@ -109,7 +113,7 @@ export interface Run {
   /** Resolves once the run ended; never rejects (failures are classifications). */
   readonly outcome: Promise<RunOutcome>;
   /** Ends the whole tree; the outcome becomes `cancelled` (or `kill_failed`). No-op once stopping. */
-  cancel(reason?: string): void;
+  cancel(reason?: string, by?: Killer): void;
   /** Events from now on; returns the unsubscribe function. */
   subscribe(listener: (event: RunEvent) => void): () => void;
 }

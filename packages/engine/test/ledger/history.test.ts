@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeRuns } from '../../src/ledger/history.js';
-import { readLedger } from '../../src/ledger/read.js';
+import { parseLedger, readLedger } from '../../src/ledger/read.js';
 import { recordRunStart } from '../../src/ledger/record-run.js';
 import type { LedgerRecord } from '../../src/ledger/records.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../src/run/types.js';
@@ -105,5 +105,64 @@ describe('run timeouts and ends on record', () => {
     const duplicate = { ...end, classification: 'cancelled', endedWithoutSupervisor: 'late' } as LedgerRecord;
     const [a] = summarizeRuns([...records, duplicate]);
     expect(a).toMatchObject({ classification: 'timeout', endedWithoutSupervisor: null });
+  });
+});
+
+describe('who ended a run', () => {
+  const start = records[1] as LedgerRecord & { kind: 'run_start' };
+  const errorBySignal = {
+    v: 1,
+    kind: 'run_end',
+    at: '2026-01-01T00:00:04.000Z',
+    by,
+    runId: 'a',
+    classification: 'error',
+    exitCode: null,
+    signal: 'SIGTERM',
+    durationMs: 3000,
+    killAttempts: 0,
+    survivors: [],
+  } as const;
+  const personKill = (reason: string, result: 'killed' | 'already_gone', target = { pid: 21, startTime: '6' }) => ({
+    v: 1 as const,
+    kind: 'kill' as const,
+    // Written once the kill was verified: often after the run's end.
+    at: '2026-01-01T00:00:05.000Z',
+    by: { role: 'cli', pid: 11 } as const,
+    reason,
+    target,
+    result,
+    signals: ['SIGTERM' as const],
+    pids: [21],
+    killed: [],
+    survivors: [],
+    attempts: 1,
+  });
+
+  it("tells a person's kill of the root as cancelled by them, and nothing else", () => {
+    expect(summarizeRuns([start, errorBySignal, personKill('cli_kill', 'killed')])[0]).toMatchObject({
+      classification: 'cancelled',
+      killedBy: 'cli',
+    });
+    expect(summarizeRuns([start, errorBySignal, personKill('ui_kill', 'killed')])[0]).toMatchObject({
+      killedBy: 'ui',
+    });
+    // Nothing signalled, the engine's own kill, or a kill of some other process: the error stands.
+    for (const kill of [
+      personKill('cli_kill', 'already_gone'),
+      personKill('orphan_clean', 'killed'),
+      personKill('cli_kill', 'killed', { pid: 21, startTime: '999' }),
+    ])
+      expect(summarizeRuns([start, errorBySignal, kill])[0]).toMatchObject({ classification: 'error', killedBy: null });
+  });
+
+  it('reads older ends without killedBy and validates the new field', () => {
+    // An old timeout end (no killedBy) still says the timeout ended it.
+    expect(summarizeRuns(records)[0]).toMatchObject({ classification: 'timeout', killedBy: 'timeout' });
+    const written = { ...errorBySignal, classification: 'cancelled', killedBy: 'mcp' };
+    const bad = { ...errorBySignal, runId: 'z', killedBy: 'someone' };
+    const read = parseLedger([start, written, bad].map((record) => JSON.stringify(record)).join('\n'));
+    expect(read.invalid).toHaveLength(1);
+    expect(summarizeRuns(read.records)[0]).toMatchObject({ classification: 'cancelled', killedBy: 'mcp' });
   });
 });

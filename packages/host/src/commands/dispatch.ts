@@ -8,7 +8,7 @@ import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { handleCleanAgentLeaks } from './agent-commands.js';
-import { handleCleanOrphans, handleKillTree, handleReleaseLease } from './kill-commands.js';
+import { handleCleanOrphans, handleKillTree, handlePreviewKill, handleReleaseLease } from './kill-commands.js';
 import { handleRetryRun, handleRunScenario, handleStartRun } from './run-commands.js';
 import { handleTrimSession } from './trim-commands.js';
 import {
@@ -39,6 +39,7 @@ export type CommandHandlers = { readonly [K in CommandType]: CommandHandler<K> }
 export const COMMAND_HANDLERS: CommandHandlers = {
   startRun: (command, { context }) => handleStartRun(context, command),
   killTree: (command, { context }) => handleKillTree(context, command),
+  previewKill: (command, { context }) => handlePreviewKill(context, command),
   retryRun: (command, { context }) => handleRetryRun(context, command),
   releaseLease: (command, { context }) => handleReleaseLease(context, command),
   cleanOrphans: (command, { context }) => handleCleanOrphans(context, command),

@@ -3,8 +3,16 @@
  * kill; the host only finds which run a target belongs to (so the run cookie is used) and refuses
  * a stale row up front with a message the user can act on.
  */
-import { type ProcessIdentity, readProcEntry, sameIdentity } from '@treewarden/engine';
+import {
+  killerOfReason,
+  type ProcessIdentity,
+  previewKill as previewEngineKill,
+  readProcEntry,
+  sameIdentity,
+  toldEnd,
+} from '@treewarden/engine';
 import type { CommandOf, CommandResult, KillReport } from '@treewarden/protocol';
+import { KILL_REASON_OF_KILLER } from '@treewarden/protocol/vocabulary';
 import type { HostContext } from '../context.js';
 import { scanLeaks } from '../poll/poller.js';
 import { type RunRecord, toKillReport } from '../run-record.js';
@@ -62,6 +70,28 @@ function refuseStale(target: ProcessIdentity, now: number): KillReport | null {
   };
 }
 
+/** Puts a kill on its run's record; a person's kill of the root makes the run's end theirs. */
+function noteKill(record: RunRecord, target: ProcessIdentity, reason: string, report: KillReport): void {
+  record.lastKill = report;
+  const person = killerOfReason(reason);
+  const ofRoot = record.root !== null && sameIdentity(record.root, target);
+  if (person === undefined || !ofRoot || (report.result !== 'killed' && report.result !== 'kill_failed')) return;
+  record.personKill = person;
+  // Its supervisor may have reported the end (a death by signal) before this kill returned.
+  if (record.phase !== 'ended' || record.classification === null) return;
+  const told = toldEnd(
+    {
+      classification: record.classification,
+      signal: record.signal,
+      killedBy: record.killedBy ?? undefined,
+      limit: record.limitTrip,
+    },
+    person,
+  );
+  record.classification = told.classification;
+  record.killedBy = told.killedBy;
+}
+
 async function killOne(
   context: HostContext,
   target: ProcessIdentity,
@@ -82,8 +112,11 @@ async function killOne(
         ...(graceMs === undefined ? {} : { graceMs }),
       }),
     );
-  if (record !== undefined) record.lastKill = report;
-  context.emit({ type: 'killOutcome', runId: record?.id ?? null, report });
+  // A foreign run's record is re-made when its facts change (its end arrived during the kill):
+  // what the kill learned goes on the record shown now.
+  const shown = record === undefined ? undefined : (context.runs.get(record.id) ?? record);
+  if (shown !== undefined) noteKill(shown, target, reason, report);
+  context.emit({ type: 'killOutcome', runId: shown?.id ?? null, report });
   context.requestPoll();
   return report;
 }
@@ -93,7 +126,53 @@ export function handleKillTree(
   command: CommandOf<'killTree'>,
 ): Promise<CommandResult<'killTree'>> {
   const graceMs = command.graceSeconds === undefined ? undefined : Math.round(command.graceSeconds * 1000);
-  return killOne(context, command.target, 'ui_kill', graceMs);
+  return killOne(context, command.target, KILL_REASON_OF_KILLER.ui, graceMs);
+}
+
+/** A confirmation shows a command line this long at most (the dialog wraps it). */
+const MAX_PREVIEW_COMMAND = 2000;
+
+/**
+ * What killTree would end for `target`, found exactly as killOne finds it (the same run, the same
+ * cookie, the same tree owner), signalling nothing: the kill confirmation lists these.
+ */
+export async function handlePreviewKill(
+  context: HostContext,
+  command: CommandOf<'previewKill'>,
+): Promise<CommandResult<'previewKill'>> {
+  const stale = refuseStale(command.target, context.now());
+  if (stale !== null) return { refused: stale.error ?? 'refused', processes: [] };
+  const runId = cookieFor(runOwning(context, command.target), command.target);
+  const preview = await previewEngineKill(command.target, {
+    reader: context.reader.lean,
+    ...(runId === undefined ? {} : { runId }),
+  });
+  const entries = preview.members
+    .map((member) => readProcEntry(member.pid))
+    .filter((entry) => entry !== null && preview.members.some((member) => sameIdentity(member, entry)))
+    .map((entry) => entry as NonNullable<typeof entry>);
+  const inTree = new Set<number>([command.target.pid]);
+  // Descendants through members only: a member whose parent chain does not reach the target escaped.
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const entry of entries)
+      if (!inTree.has(entry.pid) && inTree.has(entry.ppid)) {
+        inTree.add(entry.pid);
+        grew = true;
+      }
+  }
+  return {
+    refused: preview.refused,
+    processes: entries.map((entry) => ({
+      pid: entry.pid,
+      startTime: entry.startTime,
+      ppid: entry.ppid,
+      commandLine: (entry.args.length > 0 ? entry.args.join(' ') : entry.command).slice(0, MAX_PREVIEW_COMMAND),
+      startedAtMs: entry.startedAtMs,
+      outsideTree: !inTree.has(entry.pid),
+    })),
+  };
 }
 
 interface LeakedProcess {

@@ -88,6 +88,8 @@ function endOf(run: LeaseRunInfo, ledger: LedgerRun | undefined): RunEnd | null 
     exitCode: end?.exitCode ?? null,
     signal: end?.signal ?? null,
     reason: end?.error ?? end?.endedWithoutSupervisor ?? null,
+    killedBy: end?.killedBy ?? null,
+    ...(end?.limit === undefined ? {} : { limit: end.limit }),
   };
 }
 
@@ -212,6 +214,7 @@ function toHistoryEntry(entry: ReturnType<typeof summarizeRuns>[number]): Histor
     survivors: entry.survivors,
     endReason: entry.error ?? entry.endedWithoutSupervisor,
     timeoutSeconds: entry.timeoutSeconds,
+    killedBy: entry.killedBy,
   };
 }
 

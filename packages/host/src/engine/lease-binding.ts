@@ -69,7 +69,7 @@ function toHostRun(
     cookie: run.id,
     outcome: run.outcome,
     cancel(): Promise<RunOutcome> {
-      run.cancel('cancelled from the Treewarden app');
+      run.cancel('killed from the Treewarden app', 'ui');
       return run.outcome;
     },
     tails,

@@ -21,9 +21,11 @@ import type {
   Classification,
   HistoryEntry,
   HolderState,
+  LimitTrip,
   OrphanKind,
   ScenarioInfo,
 } from '@treewarden/protocol';
+import type { Killer } from '@treewarden/protocol/vocabulary';
 import type { AgentScan, WorkerTableReader } from './reads.js';
 
 /** Which path enforces a run's limits and its own cgroup, as its run_start record or outcome says. */
@@ -100,6 +102,10 @@ export interface RunEnd {
   readonly signal: string | null;
   /** The failure message, or why the run counts as ended without its supervisor; null if none. */
   readonly reason: string | null;
+  /** The ledger's word on who ended it (its timeout, a limit, a person). */
+  readonly killedBy: Killer | null;
+  /** As recorded, for telling a person's kill from a crash (the host knows its own kills). */
+  readonly limit?: LimitTrip;
 }
 
 export interface ForeignRun {

@@ -115,6 +115,7 @@ export function buildRunView(
     leakedCount,
     unsupervised: record.unsupervised,
     endReason: record.endReason,
+    killedBy: record.killedBy,
     retry: { available: refusal === null, reason: refusal },
     lastKill: record.lastKill,
     stdoutTail: tails?.stdout ?? record.stdoutTail,

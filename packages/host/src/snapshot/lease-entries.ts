@@ -2,6 +2,7 @@
  * Assembles the leases a snapshot shows: the ones this host holds, the ones it released, and
  * the ones others hold (read from the registry), each with its run records.
  */
+import { toldEnd } from '@treewarden/engine';
 import type { HostContext } from '../context.js';
 import type { ForeignLease, ForeignRun, HostLease } from '../engine/port.js';
 import { type RunRecord, runningState } from '../run-record.js';
@@ -39,9 +40,17 @@ function recordForeignRun(context: HostContext, leaseId: string, run: ForeignRun
   if (run.end !== null) {
     record.phase = 'ended';
     record.endedAtMs = run.end.endedAtMs;
-    record.classification = run.end.classification;
     record.exitCode = run.end.exitCode;
     record.signal = run.end.signal;
+    if (run.end.classification === null) record.classification = null;
+    else {
+      const told = toldEnd(
+        { ...run.end, classification: run.end.classification, killedBy: run.end.killedBy ?? undefined },
+        record.personKill,
+      );
+      record.classification = told.classification;
+      record.killedBy = told.killedBy;
+    }
     record.endReason = run.end.reason;
   }
   record.unsupervised = unsupervised && run.end === null;

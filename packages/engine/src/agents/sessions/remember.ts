@@ -107,13 +107,23 @@ export function rememberObserved(
     // The launcher died and its relaunched agent process carries on (observe.ts adoptRelaunched):
     // the record's root moves to it. A live recorded root is never replaced.
     const moved = !isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null;
-    if (!moved && sameMembers(previous.members, members) && keys.length === previous.sessionKeys.length) continue;
+    // A record first written from a read without the root's cwd (a focused read finds a new root
+    // under pid 1 by argv, reading no cwd) gains it from the first read that has it.
+    const cwd = previous.cwd ?? session.root.cwd;
+    if (
+      !moved &&
+      cwd === previous.cwd &&
+      sameMembers(previous.members, members) &&
+      keys.length === previous.sessionKeys.length
+    )
+      continue;
     const root = moved
       ? { pid: session.root.pid, startTime: session.root.startTime, args: boundArgs(session.root.args) }
       : previous.root;
     const record = {
       ...previous,
       root,
+      cwd,
       // The record's root is no member of its own (a hook's root may be the launcher's relaunched process).
       members: members.filter((m) => identityKey(m) !== identityKey(root)),
       sessionKeys: keys,
