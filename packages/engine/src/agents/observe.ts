@@ -12,12 +12,14 @@ import { identityKey, type ProcessTable } from '../table/types.js';
 import { readControllingTty } from './controlling-tty.js';
 import { createMarkerReader, type MarkerReader } from './environ.js';
 import { type AgentLeak, findAgentLeaks } from './find-leaks.js';
+import { isRootGone } from './leak-judge.js';
 import { SUBREAPER_COMMANDS } from './leak-reasons.js';
 import { roleOf } from './match.js';
 import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from './recognise.js';
 import { type RememberResult, rememberObserved } from './remember.js';
 import type { AgentRules, RulesProblem } from './rules.js';
 import { pruneSessions, readSessions, type StoreProblem, writeSession } from './session-store.js';
+import { implausibleWindow, linuxWindowFacts } from './session-window.js';
 import type { StoredSession } from './store-schema.js';
 
 export interface AgentObservation {
@@ -141,10 +143,23 @@ export function observeTable(
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
   // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
   const isPresent = full ? undefined : (pid: number) => table.entries.has(pid) || readLiveStartTime(pid) !== null;
+  // A dead session's record is evidence only with a window a real session could have had.
+  const facts = linuxWindowFacts(now);
+  const windowProblems: StoreProblem[] = [];
+  const judged = remembering.filter((session) => {
+    if (!isRootGone(table, session)) return true;
+    const why = implausibleWindow(session, facts);
+    if (why !== null)
+      windowProblems.push({
+        file: `${session.id}.json`,
+        message: `not acted on: session record ${session.id}: ${why}`,
+      });
+    return why === null;
+  });
   const leaks = findAgentLeaks({
     table,
     live,
-    remembered: remembering,
+    remembered: judged,
     markers,
     exclude,
     subreapers,
@@ -163,7 +178,7 @@ export function observeTable(
     leaks,
     started: result.started,
     ended: result.ended,
-    problems: [...(context.rulesProblems ?? []), ...storeProblems],
+    problems: [...(context.rulesProblems ?? []), ...storeProblems, ...windowProblems],
   };
 }
 
