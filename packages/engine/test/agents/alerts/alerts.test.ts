@@ -273,7 +273,7 @@ describe('budget', () => {
       );
     const [budget] = await pollUntil(() => (budgetOf().length === 1 ? budgetOf() : null), {
       description: 'the outer session over its budget',
-      timeoutMs: ALERT_WAIT_MS,
+      deadlineMs: ALERT_WAIT_MS,
     });
     expect([...alertedPids([budget as JudgedAlert])]).toEqual([tool]);
     expect((budget as JudgedAlert).why).toMatch(/2 processes \(budget 1\)/);
@@ -282,7 +282,7 @@ describe('budget', () => {
       kind: 'budget',
     });
     await trimAlerts(selection.alerts);
-    await pollUntil(() => !isRunning(tool) || null, { description: 'the outer tool ended', timeoutMs: ALERT_WAIT_MS });
+    await pollUntil(() => !isRunning(tool) || null, { description: 'the outer tool ended', deadlineMs: ALERT_WAIT_MS });
     expect([isRunning(rootPid), isRunning(nested), isRunning(nestedChild)]).toEqual([true, true, true]);
   });
 });
