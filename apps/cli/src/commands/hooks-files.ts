@@ -120,7 +120,8 @@ function checkTrustedDir(dir: string): void {
       const mode = Number(stat.mode);
       const owner = Number(stat.uid);
       const isFinal = current === dir;
-      if ((mode & OTHER_WRITE) !== 0 && (isFinal || (mode & STICKY) === 0))
+      // A symlink's own mode is always 777 and means nothing; its owner and its target's dirs do.
+      if (!stat.isSymbolicLink() && (mode & OTHER_WRITE) !== 0 && (isFinal || (mode & STICKY) === 0))
         throw new SettingsReadError(
           `${current} is writable by other users (mode ${(mode & 0o7777).toString(8)}), so another user could plant a symlink in it; chmod o-w ${current} first`,
         );
@@ -130,8 +131,19 @@ function checkTrustedDir(dir: string): void {
         );
     }
     const parent = dirname(current);
-    if (parent === current) return;
+    if (parent === current) break;
     current = parent;
+  }
+  // Through a symlinked directory, the directories actually written in must be trusted too.
+  const real = realDirOrNull(dir);
+  if (real !== null && real !== dir) checkTrustedDir(real);
+}
+
+function realDirOrNull(dir: string): string | null {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return null;
   }
 }
 

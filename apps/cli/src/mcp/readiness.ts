@@ -52,20 +52,36 @@ export function waitUntilReady(
   });
 }
 
+/**
+ * Each chunk is tried together with the carried end of what came before (from a line start where
+ * one is near), never the whole window again: a trickle of tiny chunks costs its own length, not
+ * 64 KiB per chunk. A match longer than the carry that straddles a chunk boundary is the one
+ * thing not seen.
+ */
+export const READY_MATCH_CARRY_CHARS = 4 * 1024;
+
+function carryOf(text: string): string {
+  const tail = text.slice(-READY_MATCH_CARRY_CHARS);
+  const lineStart = tail.indexOf('\n');
+  return lineStart >= 0 && lineStart < tail.length - 1 ? tail.slice(lineStart + 1) : tail;
+}
+
 function watchPattern(target: SessionRun, pattern: RegExp, onMatch: () => void, cleanups: (() => void)[]): void {
-  let window = target.output.read({ tail: READY_MATCH_WINDOW_CHARS }).text;
-  const test = () => {
+  const matches = (text: string) => {
     // A global or sticky pattern keeps lastIndex between tests; readiness asks only "anywhere?".
     pattern.lastIndex = 0;
-    if (pattern.test(window)) onMatch();
+    return pattern.test(text);
   };
+  const window = target.output.read({ tail: READY_MATCH_WINDOW_CHARS }).text;
+  let carry = carryOf(window);
   cleanups.push(
     target.output.subscribe((text) => {
-      window = (window + text).slice(-READY_MATCH_WINDOW_CHARS);
-      test();
+      const tried = carry + text;
+      carry = carryOf(tried);
+      if (matches(tried)) onMatch();
     }),
   );
-  test();
+  if (matches(window)) onMatch();
 }
 
 function watchPort(

@@ -75,13 +75,17 @@ function splitNulTerminated(bytes: Buffer): Buffer[] {
   return entries;
 }
 
-/** One argument as a printf format that prints exactly its bytes (a NUL cannot be in an argv). */
+/**
+ * One argument as a printf format that prints exactly its bytes (a NUL cannot be in an argv). A
+ * leading `-` is escaped too: printf would take `-n`, `-c`, `--` or `-` for its own option.
+ */
 function printfFormat(bytes: Buffer): string {
   let format = '';
-  for (const byte of bytes) {
+  bytes.forEach((byte, index) => {
     const char = String.fromCharCode(byte);
-    format += byte < 0x80 && PLAIN_BYTE.test(char) ? char : `\\${byte.toString(8).padStart(3, '0')}`;
-  }
+    const plain = byte < 0x80 && PLAIN_BYTE.test(char) && !(index === 0 && char === '-');
+    format += plain ? char : `\\${byte.toString(8).padStart(3, '0')}`;
+  });
   return format;
 }
 

@@ -13,7 +13,10 @@ import { startTracked } from '../run/run-helpers.js';
 
 /** Every byte an argument can hold (1–255: no NUL in an argv). */
 const EVERY_BYTE = Buffer.from(Array.from({ length: 255 }, (_, i) => i + 1));
-/** The arguments under test: invalid bytes only, trailing newlines, empty, every byte, and UTF-8 as a control. */
+/**
+ * The arguments under test: invalid bytes only, trailing newlines, empty, every byte, UTF-8 as a
+ * control, and arguments a shell's printf would take for its own options (`-n`, `-c`, `--`, `-`).
+ */
 const ODD_ARGS: readonly Buffer[] = [
   Buffer.from([0xff, 0xfe]),
   Buffer.from('line\n\n'),
@@ -21,6 +24,11 @@ const ODD_ARGS: readonly Buffer[] = [
   EVERY_BYTE,
   Buffer.from('zoë ☃ 𝄞'),
   Buffer.from("it's 100% $HOME `x` \\n"),
+  Buffer.from('-n'),
+  Buffer.from('-c'),
+  Buffer.from('--'),
+  Buffer.from('-'),
+  Buffer.from('-v\xff', 'latin1'),
 ];
 
 describe('encodeArgv', () => {

@@ -11,7 +11,9 @@ import { readControllingTty } from '../../table/controlling-tty.js';
 import { readProcTable } from '../../table/linux-proc.js';
 import { identityKey, type ProcessTable } from '../../table/types.js';
 import { type AgentLeak, findAgentLeaks } from '../leaks/find-leaks.js';
+import { isRootGone } from '../leaks/leak-judge.js';
 import { SUBREAPER_COMMANDS } from '../leaks/leak-reasons.js';
+import { implausibleWindow, linuxWindowFacts } from '../leaks/session-window.js';
 import { createMarkerReader, type MarkerReader } from '../read/environ.js';
 import { roleOf } from '../rules/match.js';
 import type { AgentRules, RulesProblem } from '../rules/rules.js';
@@ -141,10 +143,23 @@ export function observeTable(
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
   // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
   const isPresent = full ? undefined : (pid: number) => table.entries.has(pid) || readLiveStartTime(pid) !== null;
+  // A dead session's record is evidence only with a window a real session could have had.
+  const facts = linuxWindowFacts(now);
+  const windowProblems: StoreProblem[] = [];
+  const judged = remembering.filter((session) => {
+    if (!isRootGone(table, session)) return true;
+    const why = implausibleWindow(session, facts);
+    if (why !== null)
+      windowProblems.push({
+        file: `${session.id}.json`,
+        message: `not acted on: session record ${session.id}: ${why}`,
+      });
+    return why === null;
+  });
   const leaks = findAgentLeaks({
     table,
     live,
-    remembered: remembering,
+    remembered: judged,
     markers,
     exclude,
     subreapers,
@@ -163,7 +178,7 @@ export function observeTable(
     leaks,
     started: result.started,
     ended: result.ended,
-    problems: [...(context.rulesProblems ?? []), ...storeProblems],
+    problems: [...(context.rulesProblems ?? []), ...storeProblems, ...windowProblems],
   };
 }
 

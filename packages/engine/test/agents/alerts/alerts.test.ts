@@ -10,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CODEX_STUB, launchStubAgent } from '../../../../../test-support/fake-agents.js';
 import {
   byStartTime,
   mcpSetsOldestFirst,
@@ -22,6 +23,7 @@ import {
   isRunning,
   MAX_LIFETIME_ENV,
   pollUntil,
+  readReportedPids,
   TEST_FIXTURE_LIFETIME_MS,
   useProcessTracker,
 } from '../../../../../test-support/index.js';
@@ -253,5 +255,34 @@ describe('budget', () => {
     expect(sessionOf(judge(state, { budgets: { '*': { processes: 100 } } }), piled).map((a) => a.kind)).toEqual([
       'duplicate-servers',
     ]);
+  });
+
+  it('never names a nested agent nor its thread-id child: trim --kind budget ends the session’s own members only', async () => {
+    const state = privateState();
+    const { rootPid, reportFile } = launchStubAgent(tracker, {
+      tempPrefix: 'tw-nested-codex-',
+      stub: CODEX_STUB,
+      fixture: 'agents/nested-codex.mjs',
+    });
+    const reports = await readReportedPids(tracker, reportFile, 4);
+    const pid = (role: string) => reports.find((report) => report.role === role)?.pid as number;
+    const [tool, nested, nestedChild] = [pid('outer-tool'), pid('nested-codex'), pid('nested-thread-child')];
+    const budgetOf = () =>
+      judge(state, { budgets: { '*': { processes: 1 } } }).filter(
+        (alert) => alert.kind === 'budget' && alert.sessionId.startsWith(`codex-${rootPid}-`),
+      );
+    const [budget] = await pollUntil(() => (budgetOf().length === 1 ? budgetOf() : null), {
+      description: 'the outer session over its budget',
+      deadlineMs: ALERT_WAIT_MS,
+    });
+    expect([...alertedPids([budget as JudgedAlert])]).toEqual([tool]);
+    expect((budget as JudgedAlert).why).toMatch(/2 processes \(budget 1\)/);
+    const selection = selectTrim([budget as JudgedAlert], {
+      sessionId: (budget as JudgedAlert).sessionId,
+      kind: 'budget',
+    });
+    await trimAlerts(selection.alerts);
+    await pollUntil(() => !isRunning(tool) || null, { description: 'the outer tool ended', deadlineMs: ALERT_WAIT_MS });
+    expect([isRunning(rootPid), isRunning(nested), isRunning(nestedChild)]).toEqual([true, true, true]);
   });
 });
