@@ -1,5 +1,12 @@
 export { type CgroupContainer, type ContainerRuntime, containerFromCgroup } from './cgroup-id.js';
 export {
+  type ContainerEvidence,
+  type ContainerEvidenceKind,
+  type ContainerEvidenceStrength,
+  containerEvidenceStrength,
+  isInsideDirectory,
+} from './container-evidence.js';
+export {
   type ContainerInfo,
   ENGINE_REQUEST_TIMEOUT_MS,
   EngineApiError,
