@@ -121,7 +121,6 @@ async function runAgent(agent) {
     detached: true,
   });
   started.push(-child.pid);
-  const exited = new Promise((resolve) => child.once('exit', () => resolve(Date.now())));
   try {
     const session = await pollUntil('the session and its MCP member', RECOGNISE_DEADLINE_MS, () => {
       const rows = cli(['sessions', '--json'], env).sessions ?? [];
