@@ -1,4 +1,5 @@
 export * from './alerts/index.js';
+export { browserProfileOf, foldBrowserTrees, type MemberWithParent } from './browser-tree.js';
 export { type CleanedLeak, type CleanLeaksOptions, cleanAgentLeaks, type ProcessCleanReport } from './clean-leaks.js';
 export {
   createMarkerReader,
@@ -52,7 +53,7 @@ export {
   parseRulesText,
   type RulesProblem,
 } from './rules.js';
-export { leakGroupRow, sessionRows } from './session-rows.js';
+export { leakGroupRow, type SessionRowOptions, sessionRows } from './session-rows.js';
 export {
   AGENT_SESSIONS_DIR,
   ENDED_SESSION_RETENTION_MS,
