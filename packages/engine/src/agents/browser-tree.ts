@@ -62,7 +62,32 @@ export function foldBrowserTrees(members: readonly MemberWithParent[]): MemberRo
       });
     } else rows.set(top.pid, folded);
   }
-  return [...rows.values()];
+  return foldCrashpad(rows);
+}
+
+const CRASHPAD = /(^|\/)chrome_crashpad_handler$/;
+
+/**
+ * Crashpad handlers double-fork away from their browser (reparented to init): found by their
+ * session's markers, they go into the session's browser when it has just one to go into.
+ */
+function foldCrashpad(rows: Map<number, MemberRow>): MemberRow[] {
+  const all = [...rows.values()];
+  const handlers = all.filter((row) => row.role === 'browser' && CRASHPAD.test(row.args[0] ?? ''));
+  const browsers = all.filter((row) => row.role === 'browser' && !CRASHPAD.test(row.args[0] ?? ''));
+  const [only] = browsers;
+  if (handlers.length === 0 || browsers.length !== 1 || only === undefined) return all;
+  let into = only;
+  for (const handler of handlers) {
+    const fds = addFds(into.fds, handler.fds);
+    into = {
+      ...into,
+      tree: [...(into.tree ?? []), { pid: handler.pid, startTime: handler.startTime }, ...(handler.tree ?? [])],
+      ...(fds !== undefined ? { fds } : {}),
+    };
+  }
+  const folded = new Set(handlers.map((handler) => handler.pid));
+  return all.filter((row) => !folded.has(row.pid)).map((row) => (row.pid === into.pid ? into : row));
 }
 
 function browserRow(top: MemberWithParent): MemberRow {
