@@ -10,10 +10,47 @@ const pid = z.number().int().positive();
 const startTime = z.string().min(1).max(64);
 const args = z.array(z.string());
 
-export const agentRoleSchema = z.enum(['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'agent', 'other']);
+export const agentRoleSchema = z.enum([
+  'mcp-server',
+  'shell',
+  'dev-server',
+  'browser',
+  'language-server',
+  'watcher',
+  'subagent',
+  'agent',
+  'other',
+]);
 export type AgentRole = z.infer<typeof agentRoleSchema>;
 
-export const agentSessionMemberSchema = z.object({ pid, startTime, role: agentRoleSchema, args }).strict();
+/**
+ * Open file descriptors and inotify watches of one process (from `/proc/PID/fd` and `fdinfo`),
+ * read only for the views that show them; `openLimit` is its soft `Max open files` (null: unlimited
+ * or unreadable).
+ */
+export const fdUsageSchema = z
+  .object({
+    open: z.number().int().nonnegative(),
+    inotifyWatches: z.number().int().nonnegative(),
+    openLimit: z.number().int().positive().nullable(),
+  })
+  .strict();
+export type FdUsage = z.infer<typeof fdUsageSchema>;
+
+export const agentSessionMemberSchema = z
+  .object({
+    pid,
+    startTime,
+    role: agentRoleSchema,
+    args,
+    /** A browser's profile directory (its `--user-data-dir`), when it gave one. */
+    profile: z.string().max(4096).optional(),
+    /** A browser is one member: the rest of its tree (zygotes, renderers, GPU, crashpad) folded in. */
+    tree: z.array(z.object({ pid, startTime }).strict()).optional(),
+    /** Its open fds and inotify watches (a browser's: summed over its tree) when they were read. */
+    fds: fdUsageSchema.optional(),
+  })
+  .strict();
 
 /**
  * A pile-up inside a live session: the exact processes (by identity) it is about and why, in words a

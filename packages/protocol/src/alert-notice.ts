@@ -23,6 +23,7 @@ export const SESSION_ALERT_LABELS: Record<SessionAlertKind, string> = {
   'stale-subagents': 'stale subagents',
   'runaway-job': 'runaway job',
   budget: 'over budget',
+  'fd-hog': 'file descriptor hog',
 };
 
 export interface AlertNotice {

@@ -96,5 +96,5 @@ export const MAX_IDLE_TIMEOUT_SECONDS = MAX_TIMEOUT_SECONDS;
  * Pile-ups judged inside a live agent session (not leaks: the session still runs). Each alert
  * names the exact identities it is about and why; trimming ends exactly those.
  */
-export const SESSION_ALERT_KINDS = ['duplicate-servers', 'stale-subagents', 'runaway-job', 'budget'] as const;
+export const SESSION_ALERT_KINDS = ['duplicate-servers', 'stale-subagents', 'runaway-job', 'budget', 'fd-hog'] as const;
 export type SessionAlertKind = (typeof SESSION_ALERT_KINDS)[number];

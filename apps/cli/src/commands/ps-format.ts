@@ -18,6 +18,8 @@ export interface PsTextRow {
   readonly command: string;
   readonly args: readonly string[];
   readonly container?: { readonly id: string; readonly name: string | null; readonly image: string | null };
+  /** With `--fds`: open fds and inotify watches (absent where /proc could not be read). */
+  readonly fds?: { readonly open: number; readonly inotifyWatches: number };
 }
 
 export const PS_HEADER = ['PID', 'PPID', 'PGID', 'SID', 'S', 'UID', 'START', 'TICKS', 'COMMAND'] as const;
@@ -53,6 +55,8 @@ export function fitLine(line: string, width: number): string {
 export interface PsTextOptions {
   readonly width: number | null;
   readonly now?: Date;
+  /** FDS and WATCHES columns (`ps --fds`). */
+  readonly fds?: boolean;
 }
 
 /** `name (image)`, or the short id when the engine did not say; `-` outside any container. */
@@ -66,7 +70,13 @@ export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[]
   // The CONTAINER column appears only when some process runs in a container: hosts without any
   // keep the classic layout.
   const withContainers = rows.some(({ row }) => row.container !== undefined);
-  const header: readonly string[] = withContainers ? [...PS_HEADER.slice(0, -1), 'CONTAINER', 'COMMAND'] : PS_HEADER;
+  const withFds = options.fds === true;
+  const header: readonly string[] = [
+    ...PS_HEADER.slice(0, -1),
+    ...(withFds ? ['FDS', 'WATCHES'] : []),
+    ...(withContainers ? ['CONTAINER'] : []),
+    'COMMAND',
+  ];
   const cells = rows.map(({ row, depth }) => [
     String(row.pid),
     String(row.ppid),
@@ -76,6 +86,7 @@ export function formatPsTable(rows: readonly { row: PsTextRow; depth: number }[]
     String(row.uid),
     formatStart(row.startedAtMs, options.now),
     row.startTime,
+    ...(withFds ? [String(row.fds?.open ?? '-'), String(row.fds?.inotifyWatches ?? '-')] : []),
     ...(withContainers ? [containerCell(row.container)] : []),
     '  '.repeat(depth) + (row.args.length > 0 ? terminalArgs(row.args) : `[${terminalText(row.command)}]`),
   ]);

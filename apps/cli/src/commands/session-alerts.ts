@@ -6,6 +6,7 @@
 import {
   type AgentObservation,
   type AlertConfig,
+  directFdReader,
   type JudgedAlert,
   judgeSessionAlerts,
   loadAlertConfig,
@@ -27,6 +28,7 @@ export function judgeObservation(observation: AgentObservation, config: AlertCon
     live: observation.live,
     remembered: observation.sessions,
     config,
+    fds: directFdReader(),
     now: Date.now(),
   });
 }

@@ -5,7 +5,7 @@
  * Live sessions carry their pile-up alerts (`alerts`, one `ALERT` line each without --json).
  */
 import { parseArgs } from 'node:util';
-import { alertsBySession, observeAgentsOnce, sessionRows } from '@treewarden/engine';
+import { alertsBySession, observeAgentsOnce, readFdUsage, sessionRows } from '@treewarden/engine';
 import type { AgentSessionRow } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -20,9 +20,14 @@ const ARGS_WIDTH = 70;
 function formatSession(row: AgentSessionRow): string {
   const state = row.state === 'live' ? 'live' : `ended ${row.endedAt}`;
   const head = `${terminalText(row.agent)} ${terminalText(row.id)} (${state}) root ${row.root.pid} in ${terminalText(row.cwd ?? '?')}`;
-  const lines = row.members.map((member) => {
+  const lines = row.members.flatMap((member) => {
     const leaked = row.leaked.includes(member.pid) ? ' LEAKED' : '';
-    return `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(10)} ${terminalArgs(member.args).slice(0, ARGS_WIDTH)}${leaked}`;
+    const fds = member.fds === undefined ? '' : ` [${member.fds.open} fds, ${member.fds.inotifyWatches} watches]`;
+    const line = `  ${String(member.pid).padStart(7)}  ${member.role.padEnd(15)} ${terminalArgs(member.args).slice(0, ARGS_WIDTH)}${fds}${leaked}`;
+    if (member.role !== 'browser') return [line];
+    const tree = member.tree ?? [];
+    const profile = member.profile === undefined ? 'no profile dir' : `profile ${terminalText(member.profile)}`;
+    return [line, `           ${profile}; ${tree.length} more process${tree.length === 1 ? '' : 'es'} in its tree`];
   });
   return [head, ...lines, ...(row.alerts ?? []).map(alertLine)].join('\n');
 }
@@ -34,7 +39,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const observation = observeAgentsOnce(context);
   const now = Date.now();
   const alerts = alertsBySession(judgeObservation(observation, config).map((alert) => ({ ...alert, sinceMs: now })));
-  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks, alerts);
+  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks, alerts, {
+    fdsOf: readFdUsage,
+  });
   const problems = observation.problems.map(({ file, message }) => ({ file, message }));
   if (values.json === true) {
     await writeOut(process.stdout, `${JSON.stringify({ sessions, ...(problems.length > 0 ? { problems } : {}) })}\n`);

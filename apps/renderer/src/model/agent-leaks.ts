@@ -12,6 +12,8 @@ export const ROLE_LABELS: Record<AgentRole | 'root', string> = {
   shell: 'shell',
   'dev-server': 'dev server',
   browser: 'browser',
+  'language-server': 'language server',
+  watcher: 'watcher',
   subagent: 'subagent',
   agent: 'agent (relaunched)',
   other: 'other',

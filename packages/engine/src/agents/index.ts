@@ -60,7 +60,8 @@ export {
   parseRulesText,
   type RulesProblem,
 } from './rules/rules.js';
-export { leakGroupRow, sessionRows } from './session-rows.js';
+export { leakGroupRow, type SessionRowOptions, sessionRows } from './session-rows.js';
+export { browserProfileOf, foldBrowserTrees, type MemberWithParent } from './sessions/browser-tree.js';
 export {
   collectMarkers,
   type LiveSession,

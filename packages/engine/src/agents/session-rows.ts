@@ -1,6 +1,7 @@
 /** Remembered sessions and leaks as the rows of the shared contract (`sessions --json`, `orphans --json`). */
-import type { AgentLeakGroup, AgentSessionRow, SessionAlert } from '@treewarden/protocol';
+import type { AgentLeakGroup, AgentSessionRow, FdUsage, SessionAlert } from '@treewarden/protocol';
 import type { AgentLeak } from './leaks/find-leaks.js';
+import { foldBrowserTrees, type MemberWithParent } from './sessions/browser-tree.js';
 import type { LiveSession } from './sessions/recognise.js';
 import type { StoredSession } from './sessions/store-schema.js';
 
@@ -8,21 +9,43 @@ function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
+/** Per-member extras a view asks for; each costs reads of /proc, so none unless asked. */
+export interface SessionRowOptions {
+  /** Members' fds (live members and leaked ones, both alive by identity now). */
+  readonly fdsOf?: (pid: number) => FdUsage | null;
+}
+
 export function sessionRow(
   session: StoredSession,
   live: LiveSession | undefined,
   leak: AgentLeak | undefined,
   alerts?: readonly SessionAlert[],
+  options: SessionRowOptions = {},
 ): AgentSessionRow {
-  const members =
+  const leakedPids = new Set(leak?.processes.map((process) => process.entry.pid) ?? []);
+  const fdsFor = (pid: number, alive: boolean) => {
+    const usage = alive ? options.fdsOf?.(pid) : undefined;
+    return usage === undefined || usage === null ? {} : { fds: usage };
+  };
+  const withParents: MemberWithParent[] =
     live !== undefined
       ? live.members.map(({ entry, role }) => ({
           pid: entry.pid,
+          ppid: entry.ppid,
           startTime: entry.startTime,
           role,
           args: [...entry.args],
+          ...fdsFor(entry.pid, true),
         }))
-      : session.members.map(({ pid, startTime, role, args }) => ({ pid, startTime, role, args }));
+      : session.members.map(({ pid, ppid, startTime, role, args }) => ({
+          pid,
+          ppid,
+          startTime,
+          role,
+          args,
+          ...fdsFor(pid, leakedPids.has(pid)),
+        }));
+  const members = foldBrowserTrees(withParents);
   return {
     id: session.id,
     agent: session.agent,
@@ -44,6 +67,7 @@ export function sessionRows(
   leaks: readonly AgentLeak[],
   /** Alerts by session id (`alertsBySession`); absent: the rows say nothing about alerts. */
   alerts?: ReadonlyMap<string, readonly SessionAlert[]>,
+  options: SessionRowOptions = {},
 ): AgentSessionRow[] {
   const liveById = new Map(live.map((session) => [session.id, session]));
   const leakById = new Map(leaks.map((leak) => [leak.sessionId, leak]));
@@ -53,6 +77,7 @@ export function sessionRows(
       liveById.get(session.id),
       leakById.get(session.id),
       alerts === undefined ? undefined : (alerts.get(session.id) ?? []),
+      options,
     ),
   );
 }

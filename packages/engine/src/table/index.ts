@@ -7,6 +7,7 @@ export {
   parsePsOutput,
   readDarwinTable,
 } from './darwin-ps.js';
+export { type FdUsage, maxUserWatches, openFilesLimit, readFdUsage } from './fd-usage.js';
 export {
   type BoundedInspectorOptions,
   INSPECTOR_TIMEOUT_MS,

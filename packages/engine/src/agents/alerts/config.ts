@@ -50,6 +50,19 @@ const runawayJobSchema = z
   })
   .strict();
 
+/**
+ * A member holding more than `fdPercent` of its own soft fd limit, or more than `inotifyPercent` of
+ * `fs.inotify.max_user_watches` (a per-user cap: one watcher past it makes every other fail with
+ * ENOSPC). Orphaned watchers were seen holding 43 % of a machine's open files.
+ */
+const fdHogSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    fdPercent: z.number().min(1).max(100).default(50),
+    inotifyPercent: z.number().min(1).max(100).default(25),
+  })
+  .strict();
+
 const budgetSchema = z
   .object({
     processes: z.number().int().min(1).max(MAX_BUDGET_PROCESSES).optional(),
@@ -79,6 +92,7 @@ export const alertConfigSchema = z
     duplicateServers: duplicateServersSchema.default({ enabled: true }),
     staleSubagents: staleSubagentsSchema.default(staleSubagentsSchema.parse({})),
     runawayJob: runawayJobSchema.default(runawayJobSchema.parse({})),
+    fdHog: fdHogSchema.default(fdHogSchema.parse({})),
     /** Per agent id (or "*" for any; an agent's own fields win). Given, it replaces the defaults: `{}` is no budget. */
     budgets: z.record(budgetKey, budgetSchema).default({ ...DEFAULT_BUDGETS }),
     autoTrim: autoTrimSchema.default(autoTrimSchema.parse({})),

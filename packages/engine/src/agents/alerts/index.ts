@@ -14,6 +14,8 @@ export {
   parseAlertConfig,
 } from './config.js';
 export type { AlertDraft } from './draft.js';
+export { type CachedFdReader, createCachedFdReader, directFdReader, FD_READ_SPACING_MS } from './fd-cache.js';
+export { type FdReader, fdHogs } from './fd-hog.js';
 export {
   type AlertInput,
   type AlertTick,

@@ -14,6 +14,8 @@ import { sessionBudget } from './budget.js';
 import type { AlertConfig } from './config.js';
 import type { AlertDraft } from './draft.js';
 import { duplicateServers } from './duplicate-servers.js';
+import { createCachedFdReader } from './fd-cache.js';
+import { type FdReader, fdHogs } from './fd-hog.js';
 import { runawayJobs } from './runaway-job.js';
 import { createSampleHistory, NO_SAMPLES, SAMPLE_SPACING_MS, type SampleReader } from './samples.js';
 import { type JudgedSession, judgedSession, rootAncestors } from './session-members.js';
@@ -31,6 +33,8 @@ export interface AlertInput {
   readonly exclude?: ReadonlySet<number>;
   readonly uid?: number;
   readonly now: number;
+  /** Members' fds for `fd-hog`; absent: that rule is not judged (a fake table's pids are not its processes). */
+  readonly fds?: FdReader;
   /** The agent root's ancestors (never alerted); default: read from the table, else /proc. */
   readonly ancestorsOf?: (root: ProcessEntry, table: ProcessTable) => ReadonlySet<number>;
 }
@@ -99,6 +103,7 @@ function draftsOf(session: JudgedSession, input: AlertInput): AlertDraft[] {
     ...staleSubagents(session, config.staleSubagents, history),
     ...runawayJobs(session, config.runawayJob, history, input.now),
     ...sessionBudget(session, config),
+    ...(input.fds !== undefined ? fdHogs(session, config.fdHog, input.fds) : []),
   ];
 }
 
@@ -163,10 +168,13 @@ export interface AlertTrackerOptions {
   readonly exclude?: ReadonlySet<number>;
   readonly uid?: number;
   readonly sampleSpacingMs?: number;
+  /** Members' fds for `fd-hog`; default: read from /proc, each identity at most every 10 s. */
+  readonly fds?: FdReader & { sweep?: () => void };
 }
 
 export function createAlertTracker(options: AlertTrackerOptions): AlertTracker {
   const history = createSampleHistory(options.sampleSpacingMs ?? SAMPLE_SPACING_MS);
+  const fds = options.fds ?? createCachedFdReader();
   let config = options.config;
   let current = new Map<string, TrackedAlert>();
   const ancestors = new Map<string, ReadonlySet<number>>();
@@ -193,6 +201,7 @@ export function createAlertTracker(options: AlertTrackerOptions): AlertTracker {
         history,
         now,
         ancestorsOf,
+        fds,
         ...(options.exclude !== undefined ? { exclude: options.exclude } : {}),
         ...(options.uid !== undefined ? { uid: options.uid } : {}),
       };
@@ -206,6 +215,7 @@ export function createAlertTracker(options: AlertTrackerOptions): AlertTracker {
       const next = new Map<string, TrackedAlert>();
       for (const alert of judgeAlertsOf(sessions, input))
         next.set(alert.id, { ...alert, sinceMs: current.get(alert.id)?.sinceMs ?? now });
+      fds.sweep?.();
       const found = [...next.values()].filter((alert) => !current.has(alert.id));
       const cleared = [...current.values()].filter((alert) => !next.has(alert.id));
       current = next;

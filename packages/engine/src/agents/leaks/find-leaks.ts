@@ -17,6 +17,7 @@ import {
   type LeakedProcess,
   type LeakInput,
   leaked,
+  roleFromArgv,
   startedWithinSession,
 } from './leak-judge.js';
 import { markerOnlyLeaks } from './marker-leaks.js';
@@ -31,8 +32,11 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
     const entry = table.entries.get(member.pid);
     if (!isEligible(judge, entry) || entry.startTime !== member.startTime) continue;
     if (!startedWithinSession(entry, session)) continue;
+    // Remembered as `other` before an exec told more (`/usr/bin/chromium` is a script that execs
+    // the browser under the same identity): its argv now says what it is.
+    const role = member.role === 'other' ? roleFromArgv(judge, entry) : member.role;
     found.push(
-      leaked(judge, entry, member.role, [`remembered as ${member.role} of session ${session.id}; ${rootText} is gone`]),
+      leaked(judge, entry, role, [`remembered as ${member.role} of session ${session.id}; ${rootText} is gone`]),
     );
   }
   const keys = new Set(session.sessionKeys);

@@ -100,7 +100,8 @@ export function roleOf(
 ): MemberRole {
   if (evidence.subagent) return 'subagent';
   const byArgv = rules.roles.find((rule) => matchesShape(entry.args, rule));
-  if (byArgv?.role === 'browser' || byArgv?.role === 'mcp-server') return byArgv.role;
+  // A shell's argv says little (a listening `sh -c` is a dev server); every other shape says more than a socket.
+  if (byArgv !== undefined && byArgv.role !== 'shell') return byArgv.role;
   if (evidence.listening) return 'dev-server';
   return byArgv?.role ?? 'other';
 }

@@ -74,13 +74,27 @@ export const agentRuleSchema = z
   .strict();
 
 /** `agent`: the agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary under its launcher). */
-export const memberRoles = ['mcp-server', 'shell', 'dev-server', 'browser', 'subagent', 'agent', 'other'] as const;
+export const memberRoles = [
+  'mcp-server',
+  'shell',
+  'dev-server',
+  'browser',
+  'language-server',
+  'watcher',
+  'subagent',
+  'agent',
+  'other',
+] as const;
 export type MemberRole = (typeof memberRoles)[number];
+
+/** Roles a rule tells by argv alone. */
+export const ARGV_ROLES = ['mcp-server', 'shell', 'browser', 'language-server', 'watcher'] as const;
+export type ArgvRole = (typeof ARGV_ROLES)[number];
 
 /** Role rules for members told apart by argv; `dev-server` (a listening socket) and `subagent` are built in. */
 const roleRuleSchema = z
   .object({
-    role: z.enum(['mcp-server', 'shell', 'browser']),
+    role: z.enum(ARGV_ROLES),
     argv0: pattern.optional(),
     argv1: pattern.optional(),
     script: pattern.optional(),

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { checkPrivatePath, openPrivateFile } from '../../state/trust.js';
 import builtin from './builtin-rules.json' with { type: 'json' };
 import { type LiveVars, markerNamesOf, ruleBreadthProblems } from './rule-breadth.js';
-import { type MemberRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
+import { type ArgvRole, type RulesFile, rulesFileSchema } from './rule-schema.js';
 
 /** A rules file larger than this is refused unread: rules are a few KiB. */
 export const MAX_RULES_FILE_BYTES = 256 * 1024;
@@ -43,7 +43,7 @@ export interface AgentRule {
 }
 
 export interface RoleRule extends ArgvPattern {
-  readonly role: Extract<MemberRole, 'mcp-server' | 'shell' | 'browser'>;
+  readonly role: ArgvRole;
 }
 
 export interface AgentRules {

@@ -117,6 +117,7 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
     const root = input.table.entries.get(rootPid) as ProcessEntry;
     const members: SessionMember[] = [];
     const keys = new Set<string>([`${agent}:root-pid:${rootPid}`]);
+    const roles = new Map<number, MemberRole>();
     const stack = [...(children.get(rootPid) ?? [])];
     while (stack.length > 0) {
       const entry = input.table.entries.get(stack.pop() as number);
@@ -128,7 +129,10 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
       const relaunch = isRelaunch(entry, candidates);
       // The agent's own process: a marker naming its pid as the root's names this session.
       if (relaunch) keys.add(`${agent}:root-pid:${entry.pid}`);
-      const role = relaunch ? 'agent' : roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
+      const own = relaunch ? 'agent' : roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
+      // A browser's zygotes, renderers, GPU and crashpad are its tree: one browser, not `other`s.
+      const role = roles.get(entry.ppid) === 'browser' ? 'browser' : own;
+      roles.set(entry.pid, role);
       members.push({ entry, role, via: 'descendant' });
       stack.push(...(children.get(entry.pid) ?? []));
     }
