@@ -8,6 +8,19 @@ function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
+/**
+ * The agent's own id for a session: the newest `AGENT:session:VALUE` key its hooks or its
+ * children's markers gave (a resumed or cleared session appends a new one), or null when none did.
+ */
+export function agentSessionIdOf(session: Pick<StoredSession, 'agent' | 'sessionKeys'>): string | null {
+  const prefix = `${session.agent}:session:`;
+  for (let index = session.sessionKeys.length - 1; index >= 0; index -= 1) {
+    const key = session.sessionKeys[index] as string;
+    if (key.startsWith(prefix) && key.length > prefix.length) return key.slice(prefix.length, prefix.length + 160);
+  }
+  return null;
+}
+
 export function sessionRow(
   session: StoredSession,
   live: LiveSession | undefined,
@@ -23,8 +36,10 @@ export function sessionRow(
           args: [...entry.args],
         }))
       : session.members.map(({ pid, startTime, role, args }) => ({ pid, startTime, role, args }));
+  const agentSessionId = agentSessionIdOf(session);
   return {
     id: session.id,
+    ...(agentSessionId === null ? {} : { agentSessionId }),
     agent: session.agent,
     state: session.endedAtMs === null ? 'live' : 'ended',
     root: { pid: session.root.pid, startTime: session.root.startTime },
