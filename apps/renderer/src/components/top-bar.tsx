@@ -2,6 +2,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { setPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
+import { ExportSettingsButton } from './export-settings';
 import type { ThemePref, ViewName } from '../store/types';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
@@ -73,6 +74,7 @@ export function TopBar() {
             ))}
           </select>
         ) : null}
+        <ExportSettingsButton />
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />
           {connection === 'open' ? 'connected' : connection}

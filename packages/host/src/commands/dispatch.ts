@@ -8,6 +8,7 @@ import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { cleanAgentLeaks } from './agent-commands.js';
+import { getExportSettings, setExportSettings } from './export-commands.js';
 import { cleanOrphans, killTree, releaseLease } from './kill-commands.js';
 import { retryRun, runScenario, startRun } from './run-commands.js';
 import { trimSession } from './trim-commands.js';
@@ -44,6 +45,8 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   watchSystem: (command, { context, clientId, systemCpu }) => watchSystem(context, command, clientId, systemCpu),
   getHistory: async (command, { context }) => getHistory(context, command),
   getActivity: async (command, { context }) => getActivity(context, command),
+  getExportSettings: async (_command, { context }) => getExportSettings(context),
+  setExportSettings: (command, { context }) => setExportSettings(context, command),
 };
 
 export function dispatchCommand<K extends CommandType>(
