@@ -2,8 +2,8 @@
 import { useShallow } from 'zustand/react/shallow';
 import { setPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
-import { ExportSettingsButton } from './export-settings';
 import type { ThemePref, ViewName } from '../store/types';
+import { ExportSettingsButton } from './export-settings';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },

@@ -14,8 +14,7 @@ import {
   exportSettingsSchema,
 } from '@treewarden/protocol';
 import type { ExportControl } from '../context.js';
-import type { EngineHost } from '../host.js';
-import { type Exporter, startExporterOn } from './exporter.js';
+import { type EventSource, type Exporter, startExporterOn } from './exporter.js';
 
 export const EXPORT_SETTINGS_FILE = 'export-settings.json';
 const PRIVATE_FILE_MODE = 0o600;
@@ -23,7 +22,7 @@ const PRIVATE_FILE_MODE = 0o600;
 export interface ExportControlOptions {
   /** Where the settings are saved; null: nowhere (they hold until the host closes). */
   readonly stateDir: string | null;
-  readonly host: Pick<EngineHost, 'onEvent'>;
+  readonly host: EventSource;
   /** Start the saved settings now, if they say enabled (the app and `serve`; not `export` itself). */
   readonly startSaved: boolean;
 }
@@ -37,7 +36,10 @@ function readSaved(file: string | null): { settings: ExportSettings; error: stri
   try {
     const parsed = exportSettingsSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
     if (parsed.success) return { settings: parsed.data, error: null };
-    return { settings: DEFAULT_EXPORT_SETTINGS, error: `saved export settings ignored: ${parsed.error.issues[0]?.message}` };
+    return {
+      settings: DEFAULT_EXPORT_SETTINGS,
+      error: `saved export settings ignored: ${parsed.error.issues[0]?.message}`,
+    };
   } catch (error) {
     return { settings: DEFAULT_EXPORT_SETTINGS, error: `saved export settings ignored: ${errorText(error)}` };
   }

@@ -4,14 +4,18 @@
  * (export-main.ts); the app and `serve` on theirs, from their settings (export-control.ts).
  */
 import { performance } from 'node:perf_hooks';
-import type { Snapshot } from '@treewarden/protocol';
-import type { EngineHost } from '../host.js';
+import type { HostEvent, Snapshot } from '@treewarden/protocol';
 import { createEventDiffer, type ExportEvent, killEvent } from './events.js';
 import type { ListenAddress } from './listen.js';
 import { type MetricsServer, startMetricsServer } from './metrics-server.js';
 import { type OtlpSide, startOtlp } from './otlp.js';
 import { prometheusText } from './prom-text.js';
 import { createCounters, integrateCpu, seriesOf } from './series.js';
+
+/** What the exporter needs of a host: its events. */
+export interface EventSource {
+  onEvent(listener: (event: HostEvent) => void): () => void;
+}
 
 export interface ExporterOptions {
   readonly listen: ListenAddress;
@@ -28,7 +32,7 @@ export interface Exporter {
 }
 
 /** Runs on `host`'s events (the host's own poller and observer); never closes the host. */
-export async function startExporterOn(host: Pick<EngineHost, 'onEvent'>, options: ExporterOptions): Promise<Exporter> {
+export async function startExporterOn(host: EventSource, options: ExporterOptions): Promise<Exporter> {
   const counters = createCounters();
   const differ = createEventDiffer(counters);
   let latest: Snapshot | null = null;
