@@ -69,7 +69,11 @@ function openWindow(host: EngineHost, quit: () => void): BrowserWindow {
 function start(quit: () => void): StartedApp {
   hardenSession(session.defaultSession);
   // Runs get the user's environment: not APPDIR, the bundle's LD_LIBRARY_PATH or ELECTRON_*.
-  const host = createEngineHost({ port: createEnginePort({ runEnvironment: userEnvironment(process.env) }) });
+  // Its settings may switch the exporter on: it runs in this host, on its own observer.
+  const host = createEngineHost({
+    port: createEnginePort({ runEnvironment: userEnvironment(process.env) }),
+    exportFromSettings: true,
+  });
   try {
     let window = openWindow(host, quit);
     let closing = false;

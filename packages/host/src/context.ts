@@ -1,6 +1,6 @@
 /** The host's shared state, handed to the command handlers and the poller. */
 import type { ProcessIdentity } from '@treewarden/engine';
-import type { HostEvent, OrphanView, ProcessNode } from '@treewarden/protocol';
+import type { ExportSettings, ExportStatus, HostEvent, OrphanView, ProcessNode } from '@treewarden/protocol';
 import type { EnginePort, HostLease, HostScenario } from './engine/port.js';
 import type { AgentScan } from './poll/agent-observer.js';
 import type { WorkerTableReader } from './poll/worker-reader.js';
@@ -11,6 +11,14 @@ import type { AgentViews } from './snapshot/session-views.js';
 export interface ReleasedLease {
   readonly lease: HostLease;
   readonly releasedAtMs: number;
+}
+
+/** The exporter the host runs from its settings (export/export-control.ts); set once the host exists. */
+export interface ExportControl {
+  status(): ExportStatus;
+  /** Saves `settings` in the state dir and restarts (or stops) the exporter with them. */
+  apply(settings: ExportSettings): Promise<ExportStatus>;
+  close(): Promise<void>;
 }
 
 export interface HostContext {
@@ -37,6 +45,7 @@ export interface HostContext {
   /** The last system table sent, by identity key; null → the next diff is full. */
   systemTable: Map<string, ProcessNode> | null;
   pollIntervalMs: number;
+  exporter: ExportControl;
   now(): number;
   emit(event: HostEvent): void;
   /** Asks for a poll soon (after a start or a kill), without waiting for the interval. */

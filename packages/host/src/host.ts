@@ -6,8 +6,9 @@
 import { readProcEntry, withDeadline } from '@treewarden/engine';
 import { commandResultSchemas, type HostEvent, parseCommand } from '@treewarden/protocol';
 import { dispatchCommand } from './commands/dispatch.js';
-import type { HostContext } from './context.js';
+import type { ExportControl, HostContext } from './context.js';
 import type { EnginePort, HostLease } from './engine/port.js';
+import { createExportControl } from './export/export-control.js';
 import { createPoller } from './poll/poller.js';
 import { createWorkerTableReader, type WorkerTableReader } from './poll/worker-reader.js';
 import { createCpuTracker } from './snapshot/process-node.js';
@@ -19,6 +20,15 @@ export const CLOSE_TIMEOUT_MS = 15_000;
 /** Client id used when a transport does not tell clients apart (Electron: one window). */
 export const LOCAL_CLIENT = 'local';
 
+/** The exporter control before the real one is made (nothing can call it in between). */
+const NO_EXPORTER: ExportControl = {
+  status: () => {
+    throw new Error('the exporter control is not ready');
+  },
+  apply: () => Promise.reject(new Error('the exporter control is not ready')),
+  close: async () => undefined,
+};
+
 export type HandleResult =
   | { readonly ok: true; readonly result: unknown }
   | { readonly ok: false; readonly error: string };
@@ -29,6 +39,8 @@ export interface EngineHostOptions {
   /** Injected for tests; by default a worker-thread reader is created and closed with the host. */
   readonly reader?: WorkerTableReader;
   readonly now?: () => number;
+  /** Start the exporter its saved settings enable (the app and `serve`); it runs on this host's events. */
+  readonly exportFromSettings?: boolean;
 }
 
 export interface EngineHost {
@@ -73,6 +85,8 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     agentViews: NO_AGENT_VIEWS,
     systemTable: null,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    // Replaced below, once the host it subscribes to exists.
+    exporter: NO_EXPORTER,
     now: options.now ?? Date.now,
     emit(event) {
       for (const listener of listeners) {
@@ -113,6 +127,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
 
   async function close(): Promise<void> {
     poller.stop();
+    await context.exporter.close();
     await Promise.allSettled(
       [...context.scenarios].map((scenario) =>
         withDeadline(scenario.interrupt(), CLOSE_TIMEOUT_MS, 'interrupting a scenario'),
@@ -136,7 +151,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     if (options.reader === undefined) await reader.close();
   }
 
-  return {
+  const host: EngineHost = {
     async handle(raw, clientId = LOCAL_CLIENT) {
       const parsed = parseCommand(raw);
       if (!parsed.ok) return { ok: false, error: parsed.error };
@@ -168,4 +183,10 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
       return closing;
     },
   };
+  context.exporter = createExportControl({
+    stateDir: options.port.stateDir ?? null,
+    host,
+    startSaved: options.exportFromSettings === true,
+  });
+  return host;
 }

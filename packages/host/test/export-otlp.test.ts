@@ -103,15 +103,17 @@ describe('export over OTLP/HTTP protobuf', () => {
           (request.resourceLogs ?? []).flatMap((resource) => resource.scopeLogs.flatMap((scope) => scope.logRecords)),
         );
       // Other test files run agents too, and the exporter sees the whole machine: only this agent's
-      // session counts (its id names the root's pid).
+      // session counts. Its session.id is the agent's own (CLAUDE_CODE_SESSION_ID, what Claude Code's
+      // telemetry carries), not Treewarden's `claude-code-PID-START` key.
+      expect(agent.sessionId).toMatch(/^[0-9a-f-]{36}$/);
       const ours = (record: { readonly attributes: readonly KeyValue[] }) =>
-        attribute(record.attributes, 'session.id')?.includes(`-${agent.rootPid}-`) === true;
+        attribute(record.attributes, 'session.id') === agent.sessionId;
       const alertFound = await pollUntil(
         () => records().find((record) => attribute(record.attributes, 'event.name') === 'alert-found' && ours(record)),
         { deadlineMs: EVENT_WAIT_MS, description: 'an alert-found log record' },
       );
       const sessionId = attribute(alertFound.attributes, 'session.id');
-      expect(sessionId).toBeTruthy();
+      expect(sessionId).toBe(agent.sessionId);
       expect(attribute(alertFound.attributes, 'treewarden.alert.kind')).toBe('duplicate-servers');
       // The root gone, its members leak: leak-found per process, and the alert clears.
       process.kill(agent.rootPid, 'SIGKILL');

@@ -33,6 +33,34 @@ function killQuietly(pid: number): void {
   }
 }
 
+/**
+ * The host as an exporter sees it, with the run leaks narrowed to one run: the machine-wide scan
+ * also reports other state dirs' leaked runs (`unregistered`), which concurrent test files make.
+ */
+function withRunLeaksOf(host: EngineHost, runId: string): EngineHost {
+  return {
+    handle: (command, clientId) => host.handle(command, clientId),
+    onEvent: (listener) =>
+      host.onEvent((event) =>
+        listener(
+          event.type === 'snapshot'
+            ? {
+                ...event,
+                snapshot: {
+                  ...event.snapshot,
+                  orphans: event.snapshot.orphans.filter((orphan) => orphan.kind === 'agent' || orphan.runId === runId),
+                },
+              }
+            : event,
+        ),
+      ),
+    dropClient: (clientId) => host.dropClient(clientId),
+    pollNow: () => host.pollNow(),
+    reader: host.reader,
+    close: () => host.close(),
+  };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -83,6 +111,7 @@ describe.skipIf(SKIP_REASON !== null)(
     const tracker = useProcessTracker();
     let host: EngineHost | null = null;
     let exporter: Exporter | null = null;
+    let labelled: Exporter | null = null;
     let prometheus: ChildProcess | null = null;
     const dirs: string[] = [];
     afterEach(async () => {
@@ -90,6 +119,8 @@ describe.skipIf(SKIP_REASON !== null)(
       prometheus = null;
       await exporter?.close();
       exporter = null;
+      await labelled?.close();
+      labelled = null;
       await host?.close();
       host = null;
       for (const dir of dirs.splice(0)) removeTempDir(dir);
@@ -110,6 +141,17 @@ describe.skipIf(SKIP_REASON !== null)(
           intervalSeconds: 1,
           sessionLabels: false,
         });
+        // Other test files run fake agents and leak runs too, and the exporter sees the whole machine:
+        // a second exporter on the same host, with session labels and this run's leaks only, lets
+        // every count below be only ours.
+        labelled = await startExporter({
+          host: withRunLeaksOf(host, held.runId),
+          listen: { host: '127.0.0.1', port: 0 },
+          token: null,
+          otlp: null,
+          intervalSeconds: 1,
+          sessionLabels: true,
+        });
         const dir = makeTempDir('tw-prometheus-');
         dirs.push(dir);
         const config = join(dir, 'prometheus.yml');
@@ -120,6 +162,8 @@ describe.skipIf(SKIP_REASON !== null)(
             'scrape_configs:',
             '  - job_name: treewarden',
             `    static_configs: [{ targets: ['127.0.0.1:${exporter.server.port}'] }]`,
+            '  - job_name: labelled',
+            `    static_configs: [{ targets: ['127.0.0.1:${labelled.server.port}'] }]`,
             '',
           ].join('\n'),
         );
@@ -137,27 +181,31 @@ describe.skipIf(SKIP_REASON !== null)(
         tracker.trackChild(prometheus);
         const base = `http://127.0.0.1:${webPort}`;
         await waitForValue(base, 'up{job="treewarden"}', (value) => value === 1, 'Prometheus scraping the exporter');
+        await waitForValue(base, 'up{job="labelled"}', (value) => value === 1, 'Prometheus scraping the labelled one');
 
         // Guardian first, so it cannot see the holder die and end the run itself.
         process.kill(held.guardianPid, 'SIGKILL');
         process.kill(held.holderPid, 'SIGKILL');
         await waitForValue(
           base,
-          'sum(treewarden_leaked_processes{kind="run"})',
+          'sum(treewarden_leaked_processes{job="labelled",kind="run"})',
           (value) => value >= 1,
           'the leaked run',
         );
 
         const agent = await startPileAgent(tracker, { mcpSets: 3 });
+        // Its session_id is the agent's own (CLAUDE_CODE_SESSION_ID), what Claude Code's telemetry carries.
+        expect(agent.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+        const ours = `job="labelled",session_id="${agent.sessionId}"`;
         await waitForValue(
           base,
-          'sum(treewarden_agent_sessions{state="live"})',
+          `sum(treewarden_agent_sessions{${ours},state="live"})`,
           (value) => value >= 1,
           'a live session',
         );
         await waitForValue(
           base,
-          'sum(treewarden_session_alerts{kind="duplicate-servers"})',
+          `sum(treewarden_session_alerts{${ours},kind="duplicate-servers"})`,
           (value) => value >= 1,
           'the duplicate-servers alert',
         );
@@ -170,7 +218,7 @@ describe.skipIf(SKIP_REASON !== null)(
         expectOk(await host.handle({ type: 'cleanOrphans', runId: held.runId }));
         await waitForValue(
           base,
-          'sum(treewarden_leaked_processes{kind="run"})',
+          'sum(treewarden_leaked_processes{job="labelled",kind="run"})',
           (value) => value === 0,
           'no leaked run',
         );
@@ -178,13 +226,13 @@ describe.skipIf(SKIP_REASON !== null)(
         for (const pid of [agent.rootPid, ...agent.reports.map((report) => report.pid)]) killQuietly(pid);
         await waitForValue(
           base,
-          'sum(treewarden_agent_sessions{state="live"})',
+          `sum(treewarden_agent_sessions{${ours},state="live"}) or vector(0)`,
           (value) => value === 0,
           'no live session after the agent is ended',
         );
         await waitForValue(
           base,
-          'sum(treewarden_session_alerts{kind="duplicate-servers"}) or vector(0)',
+          `sum(treewarden_session_alerts{${ours},kind="duplicate-servers"}) or vector(0)`,
           (value) => value === 0,
           'no alert after the agent is ended',
         );

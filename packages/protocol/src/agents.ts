@@ -75,6 +75,12 @@ export type SessionAlert = z.infer<typeof sessionAlertSchema>;
 export const agentSessionSchema = z
   .object({
     id: z.string().min(1).max(160),
+    /**
+     * The id the agent itself gives this session (Claude Code's session id, Codex's thread id =
+     * its telemetry's `conversation.id`, Gemini's and Qwen's session id), from its hooks or its
+     * children's markers; absent where Treewarden has not seen it (then only `id` names the session).
+     */
+    agentSessionId: z.string().min(1).max(160).optional(),
     /** Rule id: `claude-code`, `codex`, `gemini`, `opencode`, `goose`, `cursor-agent`, `aider`, `amp`, or a user rule's. */
     agent: z.string().min(1).max(64),
     state: z.enum(['live', 'ended']),

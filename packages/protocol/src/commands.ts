@@ -3,6 +3,7 @@
  * every command is parsed with these schemas before the host acts on it.
  */
 import { z } from 'zod';
+import { exportSettingsSchema, exportStatusSchema } from './export-settings.js';
 import {
   activityEntrySchema,
   historyEntrySchema,
@@ -87,6 +88,10 @@ export const commandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('getHistory'), limit: z.number().int().min(1).max(1000).optional() }),
   /** The ledger's most recent run endings and kills, newest first, to restore Activity after a reload. */
   z.object({ type: z.literal('getActivity'), limit: z.number().int().min(1).max(MAX_ACTIVITY_ENTRIES).optional() }),
+  /** The in-host exporter's settings (saved in the state dir) and whether it serves. */
+  z.object({ type: z.literal('getExportSettings') }),
+  /** Saves and applies them: the exporter restarts with them, or stops when `enabled` is false. */
+  z.object({ type: z.literal('setExportSettings'), settings: exportSettingsSchema }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
@@ -148,6 +153,8 @@ export const commandResultSchemas = {
   watchSystem: z.object({ enabled: z.boolean(), processes: z.array(processNodeSchema) }),
   getHistory: z.object({ entries: z.array(historyEntrySchema) }),
   getActivity: z.object({ entries: z.array(activityEntrySchema) }),
+  getExportSettings: exportStatusSchema,
+  setExportSettings: exportStatusSchema,
 } as const satisfies Record<CommandType, z.ZodType>;
 
 export type CommandResult<T extends CommandType> = z.infer<(typeof commandResultSchemas)[T]>;

@@ -4,6 +4,7 @@ export * from './bridge.js';
 export * from './commands.js';
 export * from './envelope.js';
 export * from './events.js';
+export * from './export-settings.js';
 export * from './identity-key.js';
 export * from './leak-notice.js';
 export * from './limit-text.js';

@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { requestPollInterval } from '../actions/actions';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
+import { ExportSettingsButton } from './export-settings';
 
 const VIEWS: Array<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
@@ -73,6 +74,7 @@ export function TopBar() {
             ))}
           </select>
         ) : null}
+        <ExportSettingsButton />
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />
           {connection === 'open' ? 'connected' : connection}

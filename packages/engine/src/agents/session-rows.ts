@@ -15,6 +15,19 @@ export interface SessionRowOptions {
   readonly fdsOf?: (pid: number) => FdUsage | null;
 }
 
+/**
+ * The agent's own id for a session: the newest `AGENT:session:VALUE` key its hooks or its
+ * children's markers gave (a resumed or cleared session appends a new one), or null when none did.
+ */
+export function agentSessionIdOf(session: Pick<StoredSession, 'agent' | 'sessionKeys'>): string | null {
+  const prefix = `${session.agent}:session:`;
+  for (let index = session.sessionKeys.length - 1; index >= 0; index -= 1) {
+    const key = session.sessionKeys[index] as string;
+    if (key.startsWith(prefix) && key.length > prefix.length) return key.slice(prefix.length, prefix.length + 160);
+  }
+  return null;
+}
+
 export function sessionRow(
   session: StoredSession,
   live: LiveSession | undefined,
@@ -46,8 +59,10 @@ export function sessionRow(
           ...fdsFor(pid, leakedPids.has(pid)),
         }));
   const members = foldBrowserTrees(withParents);
+  const agentSessionId = agentSessionIdOf(session);
   return {
     id: session.id,
+    ...(agentSessionId === null ? {} : { agentSessionId }),
     agent: session.agent,
     state: session.endedAtMs === null ? 'live' : 'ended',
     root: { pid: session.root.pid, startTime: session.root.startTime },

@@ -8,6 +8,7 @@ import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { handleCleanAgentLeaks } from './agent-commands.js';
+import { handleGetExportSettings, handleSetExportSettings } from './export-commands.js';
 import { handleCleanOrphans, handleKillTree, handlePreviewKill, handleReleaseLease } from './kill-commands.js';
 import { handleRetryRun, handleRunScenario, handleStartRun } from './run-commands.js';
 import { handleTrimSession } from './trim-commands.js';
@@ -51,6 +52,8 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   watchSystem: (command, { context, clientId, systemCpu }) => handleWatchSystem(context, command, clientId, systemCpu),
   getHistory: async (command, { context }) => handleGetHistory(context, command),
   getActivity: async (command, { context }) => handleGetActivity(context, command),
+  getExportSettings: async (_command, { context }) => handleGetExportSettings(context),
+  setExportSettings: (command, { context }) => handleSetExportSettings(context, command),
 };
 
 export function dispatchCommand<K extends CommandType>(

@@ -260,6 +260,7 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
     return ledgerRuns.get(runId)?.start;
   };
   return {
+    stateDir: paths.root,
     warnings,
     cgroup,
     openLease: (name) => openHostLease(name, paths.root, options.runEnvironment, runStartOf),

@@ -157,6 +157,8 @@ export interface ScenarioStartOptions {
 }
 
 export interface EnginePort {
+  /** The state dir this port reads and writes (absent: none, e.g. a test's fake). */
+  readonly stateDir?: string;
   /** Missing native capabilities and the like, shown on every snapshot (absent: none). */
   readonly warnings?: readonly string[];
   /** Whether runs can have their own cgroup v2 here, probed once at start (absent: not probed). */

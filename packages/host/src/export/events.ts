@@ -4,6 +4,7 @@
  */
 import type { KillReport, Snapshot } from '@treewarden/protocol';
 import { bump, type ExportCounters } from './series.js';
+import { sessionIdResolver } from './session-ids.js';
 
 export type ExportEventName = 'leak-found' | 'leak-cleaned' | 'alert-found' | 'alert-cleared' | 'kill';
 
@@ -26,11 +27,12 @@ export interface EventDiffer {
 
 function leaksOf(snapshot: Snapshot): Map<string, ExportEvent> {
   const leaks = new Map<string, ExportEvent>();
+  const idOf = sessionIdResolver(snapshot);
   for (const orphan of snapshot.orphans) {
     const { pid, startTime } = orphan.process;
     leaks.set(`${pid}:${startTime}`, {
       name: 'leak-found',
-      sessionId: orphan.sessionId ?? null,
+      sessionId: orphan.sessionId === undefined ? null : idOf(orphan.sessionId),
       attributes: {
         'treewarden.leak.kind': orphan.kind === 'agent' ? 'agent' : 'run',
         'treewarden.agent': orphan.agent ?? '',
@@ -44,11 +46,12 @@ function leaksOf(snapshot: Snapshot): Map<string, ExportEvent> {
 
 function alertsOf(snapshot: Snapshot): Map<string, ExportEvent> {
   const alerts = new Map<string, ExportEvent>();
+  const idOf = sessionIdResolver(snapshot);
   for (const session of snapshot.sessions ?? [])
     for (const alert of session.alerts ?? [])
       alerts.set(alert.id, {
         name: 'alert-found',
-        sessionId: session.id,
+        sessionId: idOf(session.id),
         attributes: {
           'treewarden.alert.kind': alert.kind,
           'treewarden.agent': session.agent,

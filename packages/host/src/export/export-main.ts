@@ -1,88 +1,38 @@
 /**
  * `treewarden export` as one function: one engine host (its poller and agent observer, the same
- * observer the app and `serve` use), its snapshots turned into series for GET /metrics and, with
- * an OTLP URL, pushed through the OpenTelemetry SDK; runs until SIGINT/SIGTERM.
+ * observer the app and `serve` use) and the exporter on its events; runs until SIGINT/SIGTERM.
  */
-import { performance } from 'node:perf_hooks';
-import type { Snapshot } from '@treewarden/protocol';
 import { createEnginePort } from '../engine/binding.js';
 import { createEngineHost, type EngineHost } from '../host.js';
-import { createEventDiffer, type ExportEvent, killEvent } from './events.js';
-import type { ListenAddress } from './listen.js';
-import { type MetricsServer, startMetricsServer } from './metrics-server.js';
-import { type OtlpSide, startOtlp } from './otlp.js';
-import { prometheusText } from './prom-text.js';
-import { createCounters, integrateCpu, seriesOf } from './series.js';
+import { type Exporter, type ExporterOptions, startExporterOn } from './exporter.js';
+
+export type { Exporter } from './exporter.js';
 
 export const MIN_EXPORT_INTERVAL_SECONDS = 1;
 export const MAX_EXPORT_INTERVAL_SECONDS = 3600;
 export const DEFAULT_EXPORT_INTERVAL_SECONDS = 15;
 
-export interface ExportOptions {
-  readonly listen: ListenAddress;
-  /** Bearer token every request must carry; null: none (loopback only). */
-  readonly token: string | null;
-  readonly otlp: URL | null;
-  readonly intervalSeconds: number;
-  readonly sessionLabels: boolean;
-  /** Injected for tests; by default a host with its own engine port. */
+export interface ExportOptions extends ExporterOptions {
+  /** Injected for tests; by default a host with its own engine port, closed with the exporter. */
   readonly host?: EngineHost;
 }
 
-export interface Exporter {
-  readonly server: MetricsServer;
-  close(): Promise<void>;
-}
-
 export async function startExporter(options: ExportOptions): Promise<Exporter> {
-  const counters = createCounters();
-  const differ = createEventDiffer(counters);
+  if (options.host !== undefined) return startExporterOn(options.host, options);
   // The host's leak watch sees another holder's run leak at the next tick (no system view needed).
-  const host = options.host ?? createEngineHost({ port: createEnginePort() });
-  let latest: Snapshot | null = null;
-  let scrapeSeconds = 0;
-  let otlp: OtlpSide | null = null;
-  const series = () => seriesOf(latest, counters, { sessionLabels: options.sessionLabels, scrapeSeconds });
-  const send = (events: readonly ExportEvent[]) => {
-    for (const event of events) otlp?.emit(event);
-  };
-  const unsubscribe = host.onEvent((event) => {
-    if (event.type === 'snapshot') {
-      // The first snapshot is the baseline: what was already there is found, not "new since".
-      const events = differ.next(event.snapshot);
-      integrateCpu(event.snapshot, counters, options.sessionLabels);
-      latest = event.snapshot;
-      send(events);
-    } else if (event.type === 'killOutcome') send([killEvent(event.report, counters)]);
-  });
-  let server: MetricsServer;
+  const host = createEngineHost({ port: createEnginePort() });
+  let exporter: Exporter;
   try {
-    server = await startMetricsServer(options.listen, options.token, () => {
-      const started = performance.now();
-      const text = prometheusText(series());
-      scrapeSeconds = (performance.now() - started) / 1000;
-      return text;
-    });
+    exporter = await startExporterOn(host, options);
   } catch (error) {
-    unsubscribe();
-    if (options.host === undefined) await host.close();
+    await host.close();
     throw error;
   }
-  if (options.otlp !== null)
-    otlp = startOtlp({
-      url: options.otlp,
-      intervalMs: options.intervalSeconds * 1000,
-      sessionLabels: options.sessionLabels,
-      series,
-      counters,
-    });
   return {
-    server,
+    server: exporter.server,
     async close() {
-      unsubscribe();
-      await server.close();
-      await otlp?.shutdown();
-      if (options.host === undefined) await host.close();
+      await exporter.close();
+      await host.close();
     },
   };
 }

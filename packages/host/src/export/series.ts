@@ -4,6 +4,7 @@
  * argv or session label unless `sessionLabels` is on (cardinality; argv can hold secrets).
  */
 import type { Snapshot } from '@treewarden/protocol';
+import { sessionIdResolver } from './session-ids.js';
 
 export type Labels = Readonly<Record<string, string>>;
 export interface Sample {
@@ -59,9 +60,10 @@ export interface SeriesOptions {
 
 /** Adds one poll interval's CPU time (cpu% × interval) per session; called once per snapshot. */
 export function integrateCpu(snapshot: Snapshot, counters: ExportCounters, sessionLabels: boolean): void {
+  const idOf = sessionIdResolver(snapshot);
   for (const session of snapshot.sessions ?? []) {
     if (session.cpuPercent === undefined) continue;
-    const key = JSON.stringify(withSession({ agent: session.agent }, session.id, sessionLabels));
+    const key = JSON.stringify(withSession({ agent: session.agent }, idOf(session.id), sessionLabels));
     bump(counters.sessionCpu, key, (session.cpuPercent / 100) * (snapshot.pollIntervalMs / 1000));
   }
 }
@@ -88,19 +90,21 @@ export function seriesOf(
   if (snapshot !== null) {
     // Zero samples for run leaks keep the series present, so "back to 0" is a value, not a gap.
     leaked.add({ kind: 'run', agent: '' }, 0);
+    const idOf = sessionIdResolver(snapshot);
     for (const orphan of snapshot.orphans) {
       const kind = orphan.kind === 'agent' ? 'agent' : 'run';
       const labels = { kind, agent: orphan.agent ?? '' };
       leaked.add(
-        orphan.sessionId === undefined ? labels : withSession(labels, orphan.sessionId, options.sessionLabels),
+        orphan.sessionId === undefined ? labels : withSession(labels, idOf(orphan.sessionId), options.sessionLabels),
         1,
       );
     }
     for (const session of snapshot.sessions ?? []) {
-      const own = withSession({ agent: session.agent }, session.id, options.sessionLabels);
+      const sessionId = idOf(session.id);
+      const own = withSession({ agent: session.agent }, sessionId, options.sessionLabels);
       sessions.add({ agent: session.agent, state: 'live' }, 0);
       sessions.add({ agent: session.agent, state: 'ended' }, 0);
-      sessions.add(withSession({ agent: session.agent, state: session.state }, session.id, options.sessionLabels), 1);
+      sessions.add(withSession({ agent: session.agent, state: session.state }, sessionId, options.sessionLabels), 1);
       for (const alert of session.alerts ?? []) alerts.add({ ...own, kind: alert.kind }, 1);
       processes.add(own, session.processes.length);
       memory.add(own, session.rssBytes);

@@ -75,7 +75,8 @@ export async function serveUntilSignal(options: ServeMainOptions): Promise<void>
   const write = options.write ?? writeTo(process.stdout);
   const writeError = options.writeError ?? writeTo(process.stderr);
   const stopped = nextStopSignal();
-  const host = createEngineHost({ port: createEnginePort() });
+  // Its settings may switch the exporter on: it runs in this host, on its own observer.
+  const host = createEngineHost({ port: createEnginePort(), exportFromSettings: true });
   let server: Awaited<ReturnType<typeof startServe>>;
   try {
     server = await startServe({ host, port: options.port });
