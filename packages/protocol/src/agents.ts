@@ -4,23 +4,13 @@
  * in its snapshot so the UI can show sessions beside leases and leaks in the banner.
  */
 import { z } from 'zod';
-import { SESSION_ALERT_KINDS } from './vocabulary.js';
+import { MEMBER_ROLES, SESSION_ALERT_KINDS } from './vocabulary.js';
 
 const pid = z.number().int().positive();
 const startTime = z.string().min(1).max(64);
 const args = z.array(z.string());
 
-export const agentRoleSchema = z.enum([
-  'mcp-server',
-  'shell',
-  'dev-server',
-  'browser',
-  'language-server',
-  'watcher',
-  'subagent',
-  'agent',
-  'other',
-]);
+export const agentRoleSchema = z.enum(MEMBER_ROLES);
 export type AgentRole = z.infer<typeof agentRoleSchema>;
 
 /**

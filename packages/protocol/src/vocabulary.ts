@@ -29,6 +29,23 @@ export type Classification = (typeof CLASSIFICATIONS)[number];
  * A person's kill is classified `cancelled` (never `error`); timeout and limits keep their own
  * classifications, and `killedBy` says the same in one field wherever a run's end is shown.
  */
+/**
+ * What a member of an agent session is to it, told by argv, markers and ancestry. `agent`: the
+ * agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary).
+ */
+export const MEMBER_ROLES = [
+  'mcp-server',
+  'shell',
+  'dev-server',
+  'browser',
+  'language-server',
+  'watcher',
+  'subagent',
+  'agent',
+  'other',
+] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
 export const KILLERS = ['ui', 'cli', 'mcp', 'timeout', 'limit', 'lease'] as const;
 export type Killer = (typeof KILLERS)[number];
 

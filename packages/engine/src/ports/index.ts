@@ -32,12 +32,12 @@ export {
   type LinuxPortSources,
   readLinuxPortMap,
   readListeningSockets,
+  readSocketFds,
 } from './linux-ports.js';
 export {
   type CachedPortReaderOptions,
   createCachedLinuxPortReader,
   FULL_READ_INTERVAL_MS,
-  readSocketFds,
   type SocketFdReader,
 } from './linux-ports-cached.js';
 export {

@@ -13,31 +13,21 @@
  * listening socket (SCM_RIGHTS, pidfd_getfd), or one that closed its copy of a socket others
  * still hold. It serves views only; commands that act on a port (free-port) read exactly.
  */
-import { readdirSync, readlinkSync } from 'node:fs';
-import { LINUX_PORT_SOURCES, type LinuxPortSources, readLinuxPortMap, readListeningSockets } from './linux-ports.js';
+import { readlinkSync } from 'node:fs';
+import {
+  LINUX_PORT_SOURCES,
+  type LinuxPortSources,
+  readLinuxPortMap,
+  readListeningSockets,
+  readSocketFds,
+} from './linux-ports.js';
 import { type NetSocket, type PortListener, type PortMap, type PortReader, sortListeners } from './types.js';
 
 /** A full read at least this often, whatever the checks say: the backstop for what they miss. */
 export const FULL_READ_INTERVAL_MS = 30_000;
-const SOCKET_LINK = /^socket:\[(\d+)\]$/;
 
 /** The fds of one process that are sockets, with their inodes; throws when the fd dir is unreadable. */
 export type SocketFdReader = (pid: number) => { readonly fd: number; readonly inode: number }[];
-
-export function readSocketFds(pid: number): { fd: number; inode: number }[] {
-  const found: { fd: number; inode: number }[] = [];
-  for (const name of readdirSync(`/proc/${pid}/fd`)) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/${pid}/fd/${name}`);
-    } catch {
-      continue; // closed between the listing and the readlink
-    }
-    const match = SOCKET_LINK.exec(target);
-    if (match !== null) found.push({ fd: Number(name), inode: Number(match[1]) });
-  }
-  return found;
-}
 
 function stillHolds(pid: number, fd: number, inode: number): boolean {
   try {

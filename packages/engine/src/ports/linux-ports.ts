@@ -41,20 +41,23 @@ function readNetTable(file: string): string | null {
   }
 }
 
-function socketInodes(pid: number): number[] {
-  const inodes: number[] = [];
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+/** The fds of one process that are sockets, with their inodes; throws when the fd dir is unreadable. */
+export function readSocketFds(pid: number): { fd: number; inode: number }[] {
+  const found: { fd: number; inode: number }[] = [];
+  for (const name of readdirSync(`/proc/${pid}/fd`)) {
     let target: string;
     try {
-      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      target = readlinkSync(`/proc/${pid}/fd/${name}`);
     } catch {
       continue; // closed between the listing and the readlink
     }
     const match = SOCKET_LINK.exec(target);
-    if (match !== null) inodes.push(Number(match[1]));
+    if (match !== null) found.push({ fd: Number(name), inode: Number(match[1]) });
   }
-  return inodes;
+  return found;
 }
+
+const socketInodes = (pid: number): number[] => readSocketFds(pid).map(({ inode }) => inode);
 
 export const LINUX_PORT_SOURCES: LinuxPortSources = {
   readTcpListeners: readTcpListenersNetlink,

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { LINUX_PORT_SOURCES } from '../../src/ports/linux-ports.js';
-import { createCachedLinuxPortReader, readSocketFds } from '../../src/ports/linux-ports-cached.js';
+import { LINUX_PORT_SOURCES, readSocketFds } from '../../src/ports/linux-ports.js';
+import { createCachedLinuxPortReader } from '../../src/ports/linux-ports-cached.js';
 import type { PortMap } from '../../src/ports/types.js';
 import { startTimeOf, useProcessTracker } from '../helpers/index.js';
 

@@ -2,6 +2,7 @@
  * The shape of an agent rules file (the built-in one and users' `<state dir>/agent-rules/*.json`),
  * checked with zod before anything is compiled. Patterns are JavaScript regular expressions.
  */
+import { MEMBER_ROLES, type MemberRole } from '@treewarden/protocol/vocabulary';
 import { z } from 'zod';
 
 /** Longest accepted pattern: rules are hand-written, and a bound keeps a hostile file cheap to reject. */
@@ -73,19 +74,9 @@ export const agentRuleSchema = z
   })
   .strict();
 
-/** `agent`: the agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary under its launcher). */
-export const memberRoles = [
-  'mcp-server',
-  'shell',
-  'dev-server',
-  'browser',
-  'language-server',
-  'watcher',
-  'subagent',
-  'agent',
-  'other',
-] as const;
-export type MemberRole = (typeof memberRoles)[number];
+/** The role vocabulary is the protocol's, one list for engine and UI. */
+export const memberRoles = MEMBER_ROLES;
+export type { MemberRole };
 
 /** Roles a rule tells by argv alone. */
 export const ARGV_ROLES = ['mcp-server', 'shell', 'browser', 'language-server', 'watcher'] as const;
