@@ -1,8 +1,10 @@
 /**
  * Builds a ProcessEntry from /proc, reading the parts that cannot change for an identity (argv,
- * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each). The cache key is (pid, startTime, comm): exec keeps pid and start time
- * but replaces comm, so an exec'd process is re-read; one that execs a same-named binary, or
- * rewrites its own argv (setproctitle), keeps the argv it had when first seen.
+ * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each).
+ * The cache key is (pid, startTime, comm, startcode): exec keeps pid and start time but replaces
+ * comm and maps a new program text, so an exec'd process is re-read, a same-named binary too
+ * (where the kernel shows startcode: this user's processes, or any as root); one that rewrites its
+ * own argv (setproctitle) keeps the argv it had when first seen.
  */
 import { readlinkSync, statSync } from 'node:fs';
 import { release } from 'node:os';
@@ -16,6 +18,8 @@ const PF_KTHREAD = 0x00200000;
 export interface CachedIdentity {
   readonly startTicks: string;
   readonly comm: string;
+  /** startcode when first seen: a new program text means an exec, whatever comm says. */
+  readonly codeStart: number;
   readonly uid: number;
   readonly args: readonly string[];
   /**
@@ -97,7 +101,7 @@ function describeIdentity(pid: number, stat: StatFields): CachedIdentity | null 
 }
 
 function fixedPart(stat: StatFields, uid: number, args: readonly string[]): Omit<CachedIdentity, 'settled'> {
-  return { startTicks: stat.startTicks, comm: stat.command, uid, args, cwdReadable: true };
+  return { startTicks: stat.startTicks, comm: stat.command, codeStart: stat.codeStart, uid, args, cwdReadable: true };
 }
 
 /**
@@ -159,7 +163,8 @@ export function buildEntry(
     identity === undefined ||
     !identity.settled ||
     identity.startTicks !== stat.startTicks ||
-    identity.comm !== stat.command
+    identity.comm !== stat.command ||
+    identity.codeStart !== stat.codeStart
   ) {
     const described = describeIdentity(pid, stat);
     if (described === null) return null;

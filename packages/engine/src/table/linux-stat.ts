@@ -27,6 +27,12 @@ export interface StatFields {
   readonly flags: number;
   /** Field 20; 1 for a single-threaded process, which lets the tree walk skip listing its tasks. */
   readonly numThreads: number;
+  /**
+   * Field 26, startcode: where the program's text begins. An exec maps a new program, so it moves
+   * even when pid, start time and comm stay (a `chromium` script exec'ing the `chromium` binary).
+   * 0 where the kernel hides it (another user's process, a kernel thread).
+   */
+  readonly codeStart: number;
 }
 
 const OPEN_PAREN = 0x28;
@@ -34,8 +40,8 @@ const CLOSE_PAREN = 0x29;
 const SPACE = 0x20;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
-/** The last stat field read: rss (24). */
-const LAST_FIELD = 24;
+/** The last stat field read: startcode (26). */
+const LAST_FIELD = 26;
 
 /**
  * Parses the bytes of `/proc/PID/stat` in place: no decoded copy of the line and no array of 50
@@ -61,7 +67,7 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
     field += 1;
     at = end + 1;
   }
-  // Fewer fields than rss: not a stat line this parser understands.
+  // Fewer fields than startcode: not a stat line this parser understands.
   if (field <= LAST_FIELD) return null;
   return {
     command: bytes.toString('utf8', open + 1, close),
@@ -75,6 +81,7 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
     numThreads: numbers[20] as number,
     startTicks,
     rssPages: numbers[24] as number,
+    codeStart: numbers[26] as number,
   };
 }
 

@@ -20,6 +20,7 @@ function splitParse(text: string) {
     numThreads: Number(rest[17]),
     startTicks: rest[19],
     rssPages: Number(rest[21]),
+    codeStart: Number(rest[23]),
   };
 }
 

@@ -44,9 +44,9 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
     const named = hits.find((hit) => sessionKeysOf([hit]).some((key) => keys.has(key)));
     const entry = table.entries.get(pid);
     if (named === undefined || !isEligible(judge, entry) || !startedWithinSession(entry, session)) continue;
-    found.push(
-      leaked(judge, entry, 'other', [`marker ${describeHit(named)} names session ${session.id}, whose root is gone`]),
-    );
+    // Named by its marker, not remembered: its role comes from its argv like any member's.
+    const reason = `marker ${describeHit(named)} names session ${session.id}, whose root is gone`;
+    found.push(leaked(judge, entry, roleFromArgv(judge, entry), [reason]));
   }
   addDescendants(judge, found);
   if (found.length === 0) return null;

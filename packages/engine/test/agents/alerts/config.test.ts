@@ -28,6 +28,7 @@ describe('alert config', () => {
       duplicateServers: { enabled: true },
       staleSubagents: { enabled: true, allowed: 2, idleSeconds: 600 },
       runawayJob: { enabled: true, cpuPercent: 90, cpuSeconds: 180, memoryMibPerMinute: 20, memorySeconds: 300 },
+      fdHog: { enabled: true, fdPercent: 50, inotifyPercent: 25 },
       budgets: { '*': { processes: 400, memoryMib: 8192 } },
       autoTrim: { kinds: [], afterSeconds: 30 },
     });
