@@ -11,6 +11,12 @@ export type { Exporter } from './exporter.js';
 export const MIN_EXPORT_INTERVAL_SECONDS = 1;
 export const MAX_EXPORT_INTERVAL_SECONDS = 3600;
 export const DEFAULT_EXPORT_INTERVAL_SECONDS = 15;
+/**
+ * The export host's poll: no view watches it, and a scrape every 15 s gains nothing from a 1 s
+ * tick. A root's exit still asks for a tick at once (the poller's root watch), so a session's
+ * leftovers are judged within a second of its end either way.
+ */
+export const MAX_EXPORT_POLL_MS = 5000;
 
 export interface ExportOptions extends ExporterOptions {
   /** Injected for tests; by default a host with its own engine port, closed with the exporter. */
@@ -20,7 +26,8 @@ export interface ExportOptions extends ExporterOptions {
 export async function startExporter(options: ExportOptions): Promise<Exporter> {
   if (options.host !== undefined) return startExporterOn(options.host, options);
   // The host's leak watch sees another holder's run leak at the next tick (no system view needed).
-  const host = createEngineHost({ port: createEnginePort() });
+  const pollIntervalMs = Math.min(MAX_EXPORT_POLL_MS, Math.max(1000, options.intervalSeconds * 1000));
+  const host = createEngineHost({ port: createEnginePort(), pollIntervalMs });
   let exporter: Exporter;
   try {
     exporter = await startExporterOn(host, options);
