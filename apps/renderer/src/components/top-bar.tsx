@@ -77,7 +77,7 @@ export function TopBar() {
         <ExportSettingsButton />
         <span className={`conn conn-${connection}`} title={`Host connection: ${connection}`}>
           <span className="conn-dot" />
-          {connection === 'open' ? 'connected' : connection}
+          <span className="conn-label">{connection === 'open' ? 'connected' : connection}</span>
         </span>
         <button
           type="button"
