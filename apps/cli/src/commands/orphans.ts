@@ -15,6 +15,7 @@ import {
   cleanOrphans,
   findOrphans,
   type OrphanGroup,
+  type OrphanScan,
   settleEndedRuns,
   statePaths,
   survivorsOf,
@@ -102,6 +103,21 @@ function formatCleaned(cleaned: CleanedGroup): string {
   return lines.join('\n');
 }
 
+/** Leaked processes that run as another user now: named, never cleaned (see findOtherUserLeftovers). */
+function formatOtherUsers(leftovers: OrphanScan['otherUsers']): string {
+  const lines = leftovers.map((leftover) => {
+    const args = (leftover.args.length > 0 ? terminalArgs(leftover.args) : terminalText(leftover.command)).slice(
+      0,
+      ARGS_WIDTH,
+    );
+    return `  ${String(leftover.pid).padStart(7)}  uid ${leftover.uid}  run ${leftover.runId}  ${args}`;
+  });
+  return [
+    "left by runs that are over, now running as another user (never cleaned: Treewarden never signals another user's process; end them as their owner):",
+    ...lines,
+  ].join('\n');
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
   const graceSeconds = parseSeconds('--grace', values.grace);
@@ -148,12 +164,13 @@ async function main(argv: readonly string[]): Promise<number> {
   if (values.json === true) {
     const body = {
       groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],
+      otherUsers: found.otherUsers,
       ...(cleaned !== null
         ? { cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)], survivors }
         : {}),
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
-  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0) {
+  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0 && found.otherUsers.length === 0) {
     await writeText(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
@@ -169,7 +186,8 @@ async function main(argv: readonly string[]): Promise<number> {
       const hint = agentCleaned !== null ? '\n  (not cleaned: found from markers alone; add --all)' : '';
       return `${formatAgentLeak(leak)}${hint}`;
     });
-    await writeText(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
+    const otherUsers = found.otherUsers.length > 0 ? [formatOtherUsers(found.otherUsers)] : [];
+    await writeText(process.stdout, `${[...blocks, ...agentBlocks, ...otherUsers].join('\n\n')}\n`);
   }
   return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }

@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { readLiveStartTime } from '../signal/start-time.js';
+import { readUid } from '../table/linux-entry.js';
 import { readStatFields } from '../table/linux-stat.js';
 import type { ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
@@ -91,6 +92,19 @@ export interface CarrierSearch {
    */
   readonly notBefore?: string;
   readonly readCookies?: CookieReader;
+  /**
+   * Receives carriers that now run as another user (a setuid() after the fork: a daemon dropping
+   * privileges). They are never admitted, so never signalled: the caller reports them. Only root
+   * can read another user's environ, so only root can find them.
+   */
+  readonly otherUsers?: Map<string, OtherUserCarrier>;
+  /** The effective uid of a live process (tests inject); null when it is gone. */
+  readonly readOwner?: (pid: number) => number | null;
+}
+
+/** A process carrying the run's cookie that runs as another user than ours. */
+export interface OtherUserCarrier extends ProcessIdentity {
+  readonly uid: number;
 }
 
 function isKernelThread(pid: number): boolean {
@@ -108,8 +122,9 @@ export function findCookieCarriers(runId: string, table: ProcessTable, search: C
   const readCookies = search.readCookies ?? readRunCookies;
   for (const entry of table.entries.values()) {
     if (entry.pid === process.pid || isZombie(entry) || search.skip?.(entry)) continue;
-    // Only our own user's processes can be ours to end (root can read everyone's environ).
-    if (uid !== undefined && entry.uid !== uid) continue;
+    // Only our own user's processes can be ours to end. Root reads the others too, to report a
+    // carrier that dropped to another user (never to signal it).
+    if (uid !== undefined && entry.uid !== uid && (uid !== 0 || search.otherUsers === undefined)) continue;
     if (Number(entry.startTime) < oldest) continue;
     const cookies = readCookies(entry.pid);
     const key = identityKey(entry);
@@ -117,7 +132,13 @@ export function findCookieCarriers(runId: string, table: ProcessTable, search: C
     else search.unread?.set(key, { pid: entry.pid, startTime: entry.startTime });
     if (cookies?.runId !== runId) continue;
     // The environ read came after the table read: confirm the pid was not recycled in between.
-    if (readLiveStartTime(entry.pid) === entry.startTime) carriers.push({ pid: entry.pid, startTime: entry.startTime });
+    if (readLiveStartTime(entry.pid) !== entry.startTime) continue;
+    const identity = { pid: entry.pid, startTime: entry.startTime };
+    // The table's uid is cached per identity; a setuid() without exec changes it under the cache.
+    const owner = uid === undefined ? uid : (search.readOwner ?? readUid)(entry.pid);
+    if (owner === undefined || owner === uid) carriers.push(identity);
+    else if (owner !== null && readLiveStartTime(entry.pid) === entry.startTime)
+      search.otherUsers?.set(key, { ...identity, uid: owner });
   }
   return carriers;
 }

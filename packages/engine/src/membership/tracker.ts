@@ -8,7 +8,7 @@
 import { indexChildren } from '../table/trees.js';
 import type { ProcessEntry, ProcessIdentity, ProcessTable } from '../table/types.js';
 import { identityKey, isZombie } from '../table/types.js';
-import { type CarrierSearch, findCookieCarriers } from './cookie.js';
+import { type CarrierSearch, findCookieCarriers, type OtherUserCarrier } from './cookie.js';
 import { type AdmissionScope, admitBy, type Evidence } from './evidence.js';
 import { callerLine, neverMember, releasedTrees } from './exclusions.js';
 
@@ -46,6 +46,8 @@ export interface Membership {
   readonly unreadCookies: Map<string, ProcessIdentity>;
   /** Identities the run let go on purpose: never members again, nor anything they start. */
   readonly released: Map<string, ProcessIdentity>;
+  /** Cookie carriers that run as another user now (see CarrierSearch.otherUsers): reported, never members. */
+  readonly otherUserCarriers: Map<string, OtherUserCarrier>;
 }
 
 /** A membership anchored at `root`, or (null) one whose root is seeded once known (`seedRoot`). */
@@ -56,6 +58,7 @@ export function createMembership(root: ProcessIdentity | null): Membership {
     nonCarriers: new Set(),
     unreadCookies: new Map(),
     released: new Map(),
+    otherUserCarriers: new Map(),
   };
   if (root !== null) {
     const evidence: Evidence = {
@@ -231,7 +234,8 @@ export function admitCookieCarriers(
   const unread = membership.unreadCookies;
   // A whole read re-reads every identity not classified yet: what it cannot read is the new list.
   unread.clear();
-  const carriers = findCookieCarriers(runId, table, { ...search, skip, unread });
+  const otherUsers = membership.otherUserCarriers;
+  const carriers = findCookieCarriers(runId, table, { ...search, skip, unread, otherUsers });
   const carrierKeys = new Set(carriers.map(identityKey));
   const present = new Set<string>();
   for (const entry of table.entries.values()) {
@@ -241,6 +245,7 @@ export function admitCookieCarriers(
   }
   // Forget identities that no longer exist, so the cache follows the machine, not its history.
   for (const key of membership.nonCarriers) if (!present.has(key)) membership.nonCarriers.delete(key);
+  for (const key of otherUsers.keys()) if (!present.has(key)) otherUsers.delete(key);
   return admitCarriers(membership, table, carriers, runId);
 }
 

@@ -14,6 +14,7 @@ import { type StatePaths, verifyStateDir } from '../state/state-dir.js';
 import { readProcTable } from '../table/linux-proc.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../table/types.js';
 import { type RecordedCgroup, recordedCgroups, removeEmptyCgroups } from './cgroup-leaks.js';
+import { findOtherUserLeftovers, type OtherUserLeftover } from './other-user-leftovers.js';
 import { buildRunIndex, type RunIndex } from './run-index.js';
 
 export interface OrphanGroup {
@@ -48,6 +49,8 @@ export interface OrphanScan {
   readonly invalidLedgerLines: number;
   /** Lease files that were skipped, and why (the other leases were still read). */
   readonly leaseProblems: readonly LeaseFileProblem[];
+  /** Leaked processes that run as another user now: listed, never cleaned (root's scans only). */
+  readonly otherUsers: readonly OtherUserLeftover[];
 }
 
 export interface FindOrphansOptions {
@@ -67,7 +70,8 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
   const ledger = readLedger(options.paths.ledgerFile);
   const registry = readLeaseRegistry(options.paths);
   const index = buildRunIndex(options.paths, ledger.records, registry.leases, isIdentityAlive, options.now);
-  const table = ownProcesses(options.table ?? readProcTable());
+  const machine = options.table ?? readProcTable();
+  const table = ownProcesses(machine);
   const exclude = new Set([process.pid, ...ancestorPids(), ...index.guardians]);
   const over = [...index.runs.values()].filter((run) => run.over !== null);
   const cgroups = recordedCgroups(ledger.records, new Set(over.map((run) => run.runId)));
@@ -94,6 +98,7 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
     tornLedgerLines: ledger.torn.length,
     invalidLedgerLines: ledger.invalid.length,
     leaseProblems: registry.problems,
+    otherUsers: findOtherUserLeftovers(machine, index, readCookies),
   };
 }
 

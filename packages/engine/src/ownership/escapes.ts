@@ -25,7 +25,8 @@ export function findEscapedCarriers(
     membership.nonCarriers.has(identityKey(identity));
   // Added to, not replaced: this read is not the whole machine (see admitCookieCarriers).
   const unread = membership.unreadCookies;
-  const carriers = findCookieCarriers(runId, adopted, { ...search, skip, unread });
+  const otherUsers = membership.otherUserCarriers;
+  const carriers = findCookieCarriers(runId, adopted, { ...search, skip, unread, otherUsers });
   const carrierKeys = new Set(carriers.map(identityKey));
   // Only added here, never pruned: this read is not the whole machine, so absence proves nothing.
   if (membership.nonCarriers.size > MAX_NON_CARRIERS) membership.nonCarriers.clear();

@@ -6,6 +6,7 @@
  */
 
 import { existsSync } from 'node:fs';
+import type { OtherUserCarrier } from '../membership/cookie.js';
 import {
   admitCarriers,
   admitCookieCarriers,
@@ -18,6 +19,7 @@ import {
 } from '../membership/tracker.js';
 import { ownProcessGroup } from '../signal/guards.js';
 import { createSignalOps } from '../signal/signal-ops.js';
+import { readLiveStartTime } from '../signal/start-time.js';
 import type { SignalName, SignalOps } from '../signal/types.js';
 import { createLinuxReader } from '../table/linux-reader.js';
 import { createTableReader } from '../table/reader.js';
@@ -83,6 +85,11 @@ export interface RevalidatingTreeOwner extends TreeOwner {
    * execve in progress) and admits the carriers among them; returns those admitted.
    */
   settleCookies(boundMs: number): Promise<ProcessIdentity[]>;
+  /**
+   * Live processes carrying the run's cookie that run as another user (a setuid() after the fork),
+   * as the last whole read found them: never members, never signalled, reported by the run.
+   */
+  otherUserCarriers(): readonly OtherUserCarrier[];
   /** Why signalling is refused before any read (the only anchor was recycled), or null. */
   uncertainty(): string | null;
   /** Set once an observation found the root's pid held by another process (start time differs). */
@@ -275,6 +282,10 @@ export function createTreeOwner(root: ProcessIdentity, options: CreateTreeOwnerO
         observeTable(table, true),
       );
     },
+    otherUserCarriers: () =>
+      [...membership.otherUserCarriers.values()].filter(
+        (carrier) => readLiveStartTime(carrier.pid) === carrier.startTime,
+      ),
     uncertainty: () => anchorError?.message ?? null,
     rootRecycled: () => rootRecycledError?.message ?? null,
     async signal(signal, request = {}) {

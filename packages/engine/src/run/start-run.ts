@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { classifyExit } from '../classify/classify-exit.js';
 import type { OwnerKill } from '../kill/owner-kill.js';
 import type { KillOptions } from '../kill/types.js';
-import type { CookieReader } from '../membership/cookie.js';
+import type { CookieReader, OtherUserCarrier } from '../membership/cookie.js';
 import { createTreeOwner, type RevalidatingTreeOwner } from '../ownership/tree-owner.js';
 import type { TreeOwnerOptions } from '../ownership/types.js';
 import type { BaseEnvironment } from '../runtime/environment.js';
@@ -34,6 +34,7 @@ import {
   type RunLimits,
 } from './limits.js';
 import { type ObserveLoop, ownedTreeRefresh, RUN_POLL_INTERVAL_MS, startObserveLoop } from './observe-loop.js';
+import { identityOf, otherUserLeftoversMessage } from './other-user-leftovers.js';
 import { createRootProcess, type RootExit, type RootProcess, type RootStat } from './root-process.js';
 import { stopTree, type TreeStopResult } from './stop-tree.js';
 import type { Classification, Killer, Run, RunEvent, RunOutcome, RunPhase, RunSpec } from './types.js';
@@ -317,9 +318,13 @@ class RunSupervisor implements Run {
     const root = this.root as RootProcess;
     const stop = await stopTree(this.owner, root, this.killOptions, this.deps.killOwner);
     const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
-    const survivors = swept?.survivors ?? stop.survivors;
+    const otherUsers = this.owner?.otherUserCarriers() ?? [];
+    const survivors = uniqueIdentities([...(swept?.survivors ?? stop.survivors), ...otherUsers.map(identityOf)]);
     const classification = survivors.length > 0 ? 'kill_failed' : reason;
-    const failure = swept?.error ?? stop.error ?? 'the tree outlived every kill attempt';
+    const failure =
+      swept?.error ??
+      stop.error ??
+      (otherUsers.length > 0 ? otherUserLeftoversMessage(otherUsers) : 'the tree outlived every kill attempt');
     const error = survivors.length > 0 ? failure : detail;
     await this.finish({
       classification,
@@ -337,8 +342,11 @@ class RunSupervisor implements Run {
     this.loop?.stop();
     // The cgroup also holds members the owner never saw (an escapee that cleared its cookie).
     const left = uniqueIdentities([...(await this.findLeftovers()), ...this.unseenCgroupMembers()]);
-    if (left.length === 0) return this.finishExit(exit, {});
-    if (this.spec.keepDescendants === true) return this.finishExit(exit, { kept: left });
+    const otherUsers = this.owner?.otherUserCarriers() ?? [];
+    if (left.length === 0 && otherUsers.length === 0) return this.finishExit(exit, {});
+    if (this.spec.keepDescendants === true)
+      return this.finishExit(exit, { kept: uniqueIdentities([...left, ...otherUsers.map(identityOf)]) });
+    if (left.length === 0) return this.finishOtherUsers(otherUsers, {});
     this.setPhase('stopping');
     const stop = await stopTree(this.owner, this.root as RootProcess, this.killOptions, this.deps.killOwner);
     const swept = this.cgroup === null ? null : await endRunCgroup(this.cgroup, stop.survivors);
@@ -348,7 +356,25 @@ class RunSupervisor implements Run {
       const error = swept?.error ?? stop.error ?? 'leftover descendants outlived every kill attempt';
       return this.finish({ classification: 'kill_failed', stop, survivors, leftovers, error });
     }
+    if (otherUsers.length > 0) return this.finishOtherUsers(otherUsers, { stop, leftovers });
     return this.finishExit(exit, { stop, survivors, leftovers });
+  }
+
+  /**
+   * Leftovers that dropped to another user (a daemon's setuid() after its double fork) are never
+   * signalled: ending another user's process is not ours to decide, even as root. The run must not
+   * look clean either, so they are its survivors, named, and the run is `kill_failed`.
+   */
+  private finishOtherUsers(
+    otherUsers: readonly OtherUserCarrier[],
+    facts: Pick<EndFacts, 'stop' | 'leftovers'>,
+  ): Promise<void> {
+    return this.finish({
+      ...facts,
+      classification: 'kill_failed',
+      survivors: otherUsers.map(identityOf),
+      error: otherUserLeftoversMessage(otherUsers),
+    });
   }
 
   /** Live members of the run's cgroup other than its root (empty without a cgroup). */

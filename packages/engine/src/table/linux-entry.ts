@@ -77,7 +77,7 @@ const ownerIsEuid = directoryOwnerIsEuid();
  * Effective uid; null when the process is gone. One stat(2) of `/proc/PID` (about a third of a
  * `status` read, which the kernel renders whole: memory, signals, capabilities, cpu lists).
  */
-function readUid(pid: number): number | null {
+export function readUid(pid: number): number | null {
   if (!ownerIsEuid) return readStatusUid(pid);
   try {
     return statSync(`/proc/${pid}`).uid;
@@ -157,8 +157,10 @@ export function buildEntry(
   withCwd = true,
   previous?: ProcessEntry,
   refreshCwd = true,
+  refreshUid = false,
 ): ProcessEntry | null {
   let identity = cache.get(pid);
+  let described = false;
   if (
     identity === undefined ||
     !identity.settled ||
@@ -166,15 +168,27 @@ export function buildEntry(
     identity.comm !== stat.command ||
     identity.codeStart !== stat.codeStart
   ) {
-    const described = describeIdentity(pid, stat);
-    if (described === null) return null;
-    identity = described;
+    const fresh = describeIdentity(pid, stat);
+    if (fresh === null) return null;
+    identity = fresh;
+    described = true;
     cache.set(pid, identity);
   }
   const zombie = stat.state === 'Z' || stat.state === 'X';
   const ticks = clockTicks();
   const args = zombie ? NO_ARGS : identity.args;
   const cpuTimeMs = Math.round((stat.cpuTicks * 1000) / ticks);
+  // A setuid() without exec changes the uid under the cache. Only running can do it, so a process
+  // that ran since the last snapshot is re-read; one that did it inside a tick waits for the
+  // caller's slow rotation (`refreshUid`). Decisions never rest on this: the kill guard and the
+  // cookie search read the owner afresh.
+  if (!described && !zombie && previous !== undefined && (refreshUid || previous.cpuTimeMs !== cpuTimeMs)) {
+    const uid = (stat.flags & PF_KTHREAD) === 0 ? readUid(pid) : identity.uid;
+    if (uid !== null && uid !== identity.uid) {
+      identity = { ...identity, uid };
+      cache.set(pid, identity);
+    }
+  }
   const cwd =
     zombie || !withCwd
       ? null

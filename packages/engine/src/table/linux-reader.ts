@@ -26,6 +26,11 @@ const MAX_ANCESTRY_DEPTH = 64;
  * within this many polls (4 s at the host's 1 s poll). A process that ran is read every poll.
  */
 export const CWD_REFRESH_POLLS = 4;
+/**
+ * Every process's uid is re-read once per this many snapshots even when it did not run (see
+ * buildEntry): a thirty-second of the table per poll, ~1 % of a warm snapshot at ~1,000 processes.
+ */
+export const UID_REFRESH_POLLS = 32;
 
 export interface LinuxReader extends TableReader {
   /** The full table, synchronously. */
@@ -136,6 +141,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     // The first read holds nothing: a reader read once (a CLI command) keeps no descriptor.
     const keep = snapshots > 0;
     const refreshSlot = snapshots % refreshEvery;
+    const uidSlot = snapshots % UID_REFRESH_POLLS;
     snapshots += 1;
     for (const pid of listPids()) {
       const stat = readHeldStatFields(pid, held, keep);
@@ -143,7 +149,8 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
       const known = cache.get(pid);
       if (known !== undefined) next.set(pid, known);
       const refreshCwd = pid % refreshEvery === refreshSlot;
-      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid), refreshCwd);
+      const refreshUid = pid % UID_REFRESH_POLLS === uidSlot;
+      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid), refreshCwd, refreshUid);
       if (entry !== null) entries.set(pid, entry);
     }
     held.release(entries);
