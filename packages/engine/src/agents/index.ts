@@ -70,7 +70,13 @@ export {
   type SessionMember,
 } from './sessions/recognise.js';
 export { rememberObserved } from './sessions/remember.js';
-export { anyRootExited, ROOT_CHECK_INTERVAL_MS, waitForTickOrRootExit } from './sessions/root-watch.js';
+export {
+  anyRootExited,
+  createRootWatch,
+  ROOT_CHECK_INTERVAL_MS,
+  type RootWatch,
+  waitForTickOrRootExit,
+} from './sessions/root-watch.js';
 export {
   AGENT_SESSIONS_DIR,
   ENDED_SESSION_RETENTION_MS,

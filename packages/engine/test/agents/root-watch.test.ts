@@ -4,9 +4,10 @@
  * is; and the wait between ticks returns early on such an exit, or when told to stop.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
-import { anyRootExited, waitForTickOrRootExit } from '../../src/agents/sessions/root-watch.js';
+import { anyRootExited, createRootWatch, waitForTickOrRootExit } from '../../src/agents/sessions/root-watch.js';
 
 const tracker = useProcessTracker();
 /** Longer than any test's timeout: a wait that returns at all returned early. */
@@ -51,5 +52,40 @@ describe.skipIf(process.platform !== 'linux')('root watch', () => {
     ).toBe(false);
     // Nothing exits and nobody stops: the delay passes.
     expect(await waitForTickOrRootExit(() => [identityOf(other)], 250)).toBe(false);
+  });
+
+  it('holds each root once: a live one stays live, a zombie or a reaped one exits, a dropped one is let go', async () => {
+    // `sleep 600` never reaps: its killed child stays a zombie; the second sleeper is reaped by us.
+    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    tracker.trackChild(shell);
+    const zombiePid = await new Promise<number>((resolve) =>
+      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
+    tracker.trackPid(zombiePid);
+    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    const reaped = startSleeper();
+    await pollUntil(() => isRunning(reaped), { description: 'the reaped sleeper' });
+    const roots = [identityOf(zombiePid), identityOf(reaped)];
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const watch = createRootWatch();
+    try {
+      expect(watch.exited(roots)).toEqual([]);
+      expect(openFds()).toBe(before + 2);
+      expect(watch.exited(roots)).toEqual([]);
+      expect(openFds()).toBe(before + 2);
+      expect(watch.exited([{ ...roots[1], startTime: `${roots[1]?.startTime}1` } as (typeof roots)[0]])).toHaveLength(
+        1,
+      );
+      expect(openFds()).toBe(before);
+      expect(watch.exited(roots)).toEqual([]);
+      process.kill(zombiePid, 'SIGKILL');
+      process.kill(reaped, 'SIGKILL');
+      await pollUntil(() => watch.exited(roots).length === 2, { description: 'both roots to count as exited' });
+      expect(watch.exited(roots)).toEqual(roots);
+    } finally {
+      watch.close();
+    }
+    expect(openFds()).toBe(before);
   });
 });

@@ -12,11 +12,13 @@ export const MIN_EXPORT_INTERVAL_SECONDS = 1;
 export const MAX_EXPORT_INTERVAL_SECONDS = 3600;
 export const DEFAULT_EXPORT_INTERVAL_SECONDS = 15;
 /**
- * The export host's poll: no view watches it, and a scrape every 15 s gains nothing from a 1 s
- * tick. A root's exit still asks for a tick at once (the poller's root watch), so a session's
- * leftovers are judged within a second of its end either way.
+ * The export host's poll follows the export interval, up to this: no view watches it, and data
+ * fresher than the scrape is never seen. A root's exit still asks for a tick at once (the poller's
+ * root watch), so a session's leftovers are judged within a second of its end either way; a run's
+ * lease that died shows at the next tick. At the default 15 s interval every tick is the agent
+ * observer's full scan (10 s apart at least), where a 5 s poll added a focused read between two.
  */
-export const MAX_EXPORT_POLL_MS = 5000;
+export const MAX_EXPORT_POLL_MS = 15_000;
 
 export interface ExportOptions extends ExporterOptions {
   /** Injected for tests; by default a host with its own engine port, closed with the exporter. */

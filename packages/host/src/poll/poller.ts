@@ -5,7 +5,7 @@
  * the previous finished, so a slow machine gets fewer polls, never a pile-up of reads.
  */
 import {
-  anyRootExited,
+  createRootWatch,
   identityKey,
   indexChildren,
   isIdentityAlive,
@@ -127,6 +127,7 @@ function liveSessionRoots(context: HostContext): ProcessIdentity[] {
 export function createPoller({ context, heldLeases, ownedCpu, systemCpu, sessionCpu }: PollerDeps): Poller {
   let timer: NodeJS.Timeout | null = null;
   let rootCheck: NodeJS.Timeout | null = null;
+  const rootWatch = createRootWatch();
   // Roots whose exit already asked for a tick: a failed observer tick must not turn into a poll storm.
   const exitTold = new Set<string>();
   let inFlight: Promise<void> | null = null;
@@ -205,6 +206,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       })
       .finally(() => {
         if (inFlight === current) inFlight = null;
+        armRootCheck();
       });
     inFlight = current;
     return current;
@@ -221,20 +223,32 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
     // Once a tick saw the session end, its root leaves the live list and need not be remembered.
     const live = new Set(roots.map(identityKey));
     for (const key of exitTold) if (!live.has(key)) exitTold.delete(key);
-    const exited = roots.filter((root) => !exitTold.has(identityKey(root)) && anyRootExited([root]));
+    const exited = rootWatch.exited(roots).filter((root) => !exitTold.has(identityKey(root)));
     if (exited.length === 0) return;
     for (const root of exited) exitTold.add(identityKey(root));
     schedule(REQUESTED_POLL_DELAY_MS);
+  }
+
+  /**
+   * The root watch runs only while a live session exists: with none, its ten wakeups a second
+   * found nothing to check and were an idle host's steadiest cost. Re-judged after every tick.
+   */
+  function armRootCheck(): void {
+    const wanted = !stopped && liveSessionRoots(context).length > 0;
+    if (wanted && rootCheck === null) {
+      rootCheck = setInterval(checkRoots, ROOT_CHECK_INTERVAL_MS);
+      rootCheck.unref();
+    } else if (!wanted && rootCheck !== null) {
+      clearInterval(rootCheck);
+      rootCheck = null;
+      rootWatch.close();
+    }
   }
 
   return {
     start() {
       stopped = false;
       schedule(0);
-      if (rootCheck === null) {
-        rootCheck = setInterval(checkRoots, ROOT_CHECK_INTERVAL_MS);
-        rootCheck.unref();
-      }
     },
     request: () => schedule(REQUESTED_POLL_DELAY_MS),
     requestOrphanScan() {
@@ -248,6 +262,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       timer = null;
       if (rootCheck !== null) clearInterval(rootCheck);
       rootCheck = null;
+      rootWatch.close();
     },
   };
 }

@@ -25,7 +25,7 @@ export interface FullTableContext {
 
 /** Whether a process can be a session's root or a marked member on its own (before its ancestry). */
 function isSeed(entry: ProcessEntry, context: FullTableContext, rememberedKeys: ReadonlySet<string>): boolean {
-  if (rememberedKeys.has(identityKey(entry))) return true;
+  if (rememberedKeys.size > 0 && rememberedKeys.has(identityKey(entry))) return true;
   if (!isConsidered(entry, context.uid)) return false;
   return rootAgentOf(entry, context.rules) !== null || markerHits(context.readMarkers(entry), context.rules).length > 0;
 }

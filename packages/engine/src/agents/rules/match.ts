@@ -20,7 +20,11 @@ export interface MarkerHit {
 
 /** The first argument after argv[0] that is not an option: the script an interpreter runs. */
 export function scriptOf(args: readonly string[]): string {
-  return args.slice(1).find((arg) => !arg.startsWith('-')) ?? '';
+  for (let index = 1; index < args.length; index += 1) {
+    const arg = args[index] as string;
+    if (!arg.startsWith('-')) return arg;
+  }
+  return '';
 }
 
 export function matchesShape(args: readonly string[], shape: ArgvPattern): boolean {
@@ -34,10 +38,27 @@ export function matchesShape(args: readonly string[], shape: ArgvPattern): boole
   return true;
 }
 
+/**
+ * Verdicts by argv array, per rules object. A reader hands out one argv array per identity for its
+ * whole life (table/linux-entry.ts caches it), so a full scan re-judges only new identities: at
+ * ~1,000 processes every scan matched each argv against every root shape twice, the observer's
+ * largest allocation. Weak on both sides: reloaded rules and forgotten identities take theirs along.
+ */
+const rootVerdicts = new WeakMap<AgentRules, WeakMap<readonly string[], AgentRule | null>>();
+
 /** The agent whose root argv shape this process has, or null. */
 export function rootAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule | null {
   if (entry.args.length === 0) return null;
-  return rules.agents.find((agent) => agent.roots.some((shape) => matchesShape(entry.args, shape))) ?? null;
+  let verdicts = rootVerdicts.get(rules);
+  if (verdicts === undefined) {
+    verdicts = new WeakMap();
+    rootVerdicts.set(rules, verdicts);
+  }
+  const known = verdicts.get(entry.args);
+  if (known !== undefined) return known;
+  const agent = rules.agents.find((rule) => rule.roots.some((shape) => matchesShape(entry.args, shape))) ?? null;
+  verdicts.set(entry.args, agent);
+  return agent;
 }
 
 function markerMatches(marker: MarkerRule, value: string): boolean {
@@ -46,7 +67,7 @@ function markerMatches(marker: MarkerRule, value: string): boolean {
 
 /** Every marker rule the variables satisfy. */
 export function markerHits(vars: MarkerVars | null, rules: AgentRules): MarkerHit[] {
-  if (vars === null) return [];
+  if (vars === null || vars.size === 0) return [];
   const hits: MarkerHit[] = [];
   for (const [name, value] of vars) {
     for (const marker of rules.markersByName.get(name) ?? []) {

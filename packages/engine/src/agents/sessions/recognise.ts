@@ -4,6 +4,7 @@
  * spawned by an agent: no marker of its own agent, no agent root above it) plus its descendants
  * by ancestry and the processes whose markers name it (a session id, the root's pid).
  */
+import { isKernelThreadEntry } from '../../table/kernel-threads.js';
 import { indexChildren } from '../../table/trees.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
 import type { MarkerReader } from '../read/environ.js';
@@ -55,8 +56,13 @@ export function collectMarkers(input: RecogniseInput): Map<number, MarkerHit[]> 
   return hits;
 }
 
+/**
+ * Whether a process can be an agent's or carry its markers. Kernel threads cannot: as root (every
+ * kthread's uid) their empty environ read as unreadable, was never cached, and was read again on
+ * every scan (~120 reads a full scan here).
+ */
 export function isConsidered(entry: ProcessEntry, uid: number | undefined): boolean {
-  return entry.pid > 1 && !isZombie(entry) && (uid === undefined || entry.uid === uid);
+  return entry.pid > 1 && !isZombie(entry) && (uid === undefined || entry.uid === uid) && !isKernelThreadEntry(entry);
 }
 
 function hasAncestorIn(entry: ProcessEntry, table: ProcessTable, set: ReadonlySet<number>): boolean {

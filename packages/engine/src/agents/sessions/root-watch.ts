@@ -1,12 +1,14 @@
 /**
- * Between two observer ticks, a cheap look at the live sessions' roots only: one `/proc/PID/stat`
- * read each (Linux). A root that exited (gone, a zombie, or its pid now another process) makes its
- * session's leftovers news, so the caller ticks at once instead of at the next full tick: a leak is
- * then reported within about ROOT_CHECK_INTERVAL_MS of the agent's death, not a whole tick later.
- * Elsewhere there is no such read, and the next tick comes on schedule.
+ * Between two observer ticks, a cheap look at the live sessions' roots only (Linux). A root that
+ * exited (gone, a zombie, or its pid now another process) makes its session's leftovers news, so
+ * the caller ticks at once instead of at the next full tick: a leak is then reported within about
+ * ROOT_CHECK_INTERVAL_MS of the agent's death, not a whole tick later. Elsewhere there is no such
+ * read, and the next tick comes on schedule.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { readLiveStartTime } from '../../signal/start-time.js';
-import type { ProcessIdentity } from '../../table/types.js';
+import { parseStatBytes } from '../../table/linux-stat.js';
+import { identityKey, type ProcessIdentity } from '../../table/types.js';
 
 /** How often the roots are looked at between ticks (10 stat reads a second per live session). */
 export const ROOT_CHECK_INTERVAL_MS = 100;
@@ -20,6 +22,104 @@ export function anyRootExited(
   return roots.some((root) => readStartTime(root.pid) !== root.startTime);
 }
 
+/** The roots a watch looks at, each by a held `/proc/PID/stat`. */
+export interface RootWatch {
+  /** Those of `roots` that are no longer the live process they were; stops holding any root not passed. */
+  exited(roots: readonly ProcessIdentity[]): ProcessIdentity[];
+  close(): void;
+}
+
+/** A stat line is ~300 bytes (comm is at most 16); what does not fit is not read. */
+const STAT_BYTES = 1024;
+const CLOSE_PAREN = 0x29;
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
+/**
+ * A watch that opens each root's stat once and re-reads it with one pread: the open file names
+ * the process, not the number, so after the root is reaped the read fails (ESRCH) even when the
+ * pid was handed to another process. Ten looks a second at ten sessions were an idle host's
+ * largest cost as open/read/close each (the main thread's only /proc reads).
+ */
+export function createRootWatch(): RootWatch {
+  const held = new Map<string, number>();
+  const buffer = Buffer.alloc(STAT_BYTES);
+
+  /** Bytes read through `fd`, or -1 once the process is gone. */
+  function readHeld(fd: number): number {
+    try {
+      return readSync(fd, buffer, 0, STAT_BYTES, 0);
+    } catch {
+      return -1;
+    }
+  }
+
+  function isZombie(length: number): boolean {
+    const close = buffer.lastIndexOf(CLOSE_PAREN, length - 1);
+    const state = close < 0 ? 0 : (buffer[close + 2] ?? 0);
+    return state === 0x5a || state === 0x58; // 'Z', 'X'
+  }
+
+  /** Opens `root`'s stat when its pid still holds it alive; null when it exited. */
+  function openRoot(root: ProcessIdentity): number | null {
+    let fd: number;
+    try {
+      fd = openSync(`/proc/${root.pid}/stat`, 'r');
+    } catch {
+      return null;
+    }
+    const length = readHeld(fd);
+    const fields = length > 0 ? parseStatBytes(buffer, length) : null;
+    if (fields === null || fields.startTicks !== root.startTime || isZombie(length)) {
+      closeQuietly(fd);
+      return null;
+    }
+    return fd;
+  }
+
+  return {
+    exited(roots) {
+      if (process.platform !== 'linux') return [];
+      const wanted = new Set(roots.map(identityKey));
+      for (const [key, fd] of held) {
+        if (wanted.has(key)) continue;
+        closeQuietly(fd);
+        held.delete(key);
+      }
+      const exited: ProcessIdentity[] = [];
+      for (const root of roots) {
+        const key = identityKey(root);
+        const known = held.get(key);
+        const fd = known ?? openRoot(root);
+        if (fd === null) {
+          exited.push(root);
+          continue;
+        }
+        if (known === undefined) {
+          held.set(key, fd);
+          continue; // just confirmed alive by openRoot's read
+        }
+        const length = readHeld(fd);
+        if (length > 0 && !isZombie(length)) continue;
+        closeQuietly(fd);
+        held.delete(key);
+        exited.push(root);
+      }
+      return exited;
+    },
+    close() {
+      for (const fd of held.values()) closeQuietly(fd);
+      held.clear();
+    },
+  };
+}
+
 /**
  * Waits `delayMs`, or less: it returns early (true) once a root exited, or once `stopping()` says so
  * (false then). Returns false when the delay simply passed.
@@ -30,10 +130,15 @@ export async function waitForTickOrRootExit(
   stopping: () => boolean = () => false,
 ): Promise<boolean> {
   const dueAt = performance.now() + delayMs;
-  for (let left = delayMs; left > 0; left = dueAt - performance.now()) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(ROOT_CHECK_INTERVAL_MS, left)));
-    if (stopping()) return false;
-    if (anyRootExited(roots())) return true;
+  const watch = createRootWatch();
+  try {
+    for (let left = delayMs; left > 0; left = dueAt - performance.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ROOT_CHECK_INTERVAL_MS, left)));
+      if (stopping()) return false;
+      if (watch.exited(roots()).length > 0) return true;
+    }
+    return false;
+  } finally {
+    watch.close();
   }
-  return false;
 }
