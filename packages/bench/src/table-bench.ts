@@ -14,6 +14,7 @@ import {
   cwdReadlinkLoop,
   readFileStatLoop,
   reusedBufferStatLoop,
+  ownerStatLoop,
   statCmdlineLoop,
   statSyscallsLoop,
 } from './table-floors.js';
@@ -59,6 +60,7 @@ function contendersFor(
     [NAMES.syscalls, statSyscallsLoop],
     [NAMES.cwd, cwdReadlinkLoop],
     [NAMES.cmdline, statCmdlineLoop],
+    [NAMES.owner, ownerStatLoop],
   ]);
   // ps-list and pidtree take seconds a call at ~20,000: shown up to ~5,000 only.
   if (!large) {

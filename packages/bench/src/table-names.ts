@@ -17,6 +17,7 @@ export const NAMES = {
   syscalls: 'syscalls only: readdir + open/read/close stat',
   cwd: 'syscalls only: cwd readlink loop',
   cmdline: 'stat + cmdline loop (reused buffer)',
+  owner: 'syscalls only: owner stat loop (stat of /proc/PID)',
   psList: 'ps-list',
   pidtree: 'pidtree (all pids)',
 } as const;
