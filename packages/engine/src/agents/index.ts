@@ -73,7 +73,13 @@ export {
   parseRulesText,
   type RulesProblem,
 } from './rules/rules.js';
-export { leakGroupRow, type SessionRowOptions, sessionRows } from './session-rows.js';
+export {
+  attachContainers,
+  leakGroupRow,
+  type SessionRowOptions,
+  sessionContainerRows,
+  sessionRows,
+} from './session-rows.js';
 export { browserProfileOf, foldBrowserTrees, type MemberWithParent } from './sessions/browser-tree.js';
 export {
   bestCliMatches,

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentSessionSchema } from '@treewarden/protocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createContainerTracker,
@@ -23,6 +24,7 @@ import { useProcessTracker } from '../../../../test-support/process-tracker.js';
 import { cleanContainerLeftovers } from '../../src/agents/leaks/clean-containers.js';
 import { containerLeftovers, readSessionContainers } from '../../src/agents/leaks/session-containers.js';
 import { ContainerAttributor } from '../../src/agents/observe/container-attribution.js';
+import { attachContainers, sessionRows } from '../../src/agents/session-rows.js';
 import { readStoredContainers } from '../../src/agents/sessions/container-store.js';
 import type { StoredSession } from '../../src/agents/sessions/store-schema.js';
 import { inspectContainer } from '../../src/containers/engine-api.js';
@@ -141,6 +143,13 @@ describe.skipIf(skipReason !== null)('containers attributed to agent sessions (r
     expect(rows.get(session.id)?.map((c) => [c.id, c.name, c.image, c.strength])).toEqual([
       [id, name, TEST_IMAGE, 'strong'],
     ]);
+    // As `sessions --json` and the host's session payload carry it.
+    const [row] = attachContainers(sessionRows([session], [], []), rows);
+    const parsed = agentSessionSchema.parse(row).containers ?? [];
+    expect(parsed.map((c) => [c.id, c.name, c.image, c.state, c.strength, c.evidence[0]?.kind])).toEqual([
+      [id, name, TEST_IMAGE, 'running', 'strong', 'creating-cli-member'],
+    ]);
+    expect(Date.parse(parsed[0]?.started ?? '')).toBeGreaterThan(0);
     expect(attributedAt.has(decoy)).toBe(false);
     rmSync(cwd, { recursive: true, force: true });
   });

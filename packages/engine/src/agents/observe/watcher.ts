@@ -10,6 +10,7 @@ import type { IdentityCache } from '../../table/linux-entry.js';
 import { createLinuxReader } from '../../table/linux-reader.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
 import type { AgentLeak } from '../leaks/find-leaks.js';
+import { readSessionContainers, type SessionContainer } from '../leaks/session-containers.js';
 import type { MarkerReader } from '../read/environ.js';
 import { readSessions, type StoreProblem } from '../sessions/session-store.js';
 import type { HookCleanup, StoredSession } from '../sessions/store-schema.js';
@@ -36,6 +37,8 @@ export interface AgentWatcher {
   liveRoots(): readonly ProcessIdentity[];
   /** Closes the container event stream, if one is open (the process table needs no closing). */
   close(): void;
+  /** Each session's containers as last listed (refreshed after container events and full scans; empty without an engine). */
+  containers(): ReadonlyMap<string, readonly SessionContainer[]>;
 }
 
 export interface WatcherOptions extends ObserveContext {
@@ -52,13 +55,41 @@ export interface WatcherOptions extends ObserveContext {
 function containerFollower(options: WatcherOptions) {
   let attributor: ContainerAttributor | null = null;
   let stream: EventStream | null = null;
+  let socket: string | null = null;
+  let latest: ReadonlyMap<string, readonly SessionContainer[]> = new Map();
+  let known: readonly StoredSession[] = [];
+  // One listing at a time; a change meanwhile asks for one more after it (never a queue of them).
+  let listing = false;
+  let again = false;
+  const refresh = (): void => {
+    if (socket === null) return;
+    if (listing) {
+      again = true;
+      return;
+    }
+    listing = true;
+    readSessionContainers(options.stateRoot, known, socket)
+      .then((found) => {
+        latest = found;
+      })
+      .catch(() => undefined) // Engine gone meanwhile: the last listing stays until the next.
+      .finally(() => {
+        listing = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
+  };
   return {
+    containers: () => latest,
     /** `full`: a full scan, the only time a socket is looked for (a stat per 10 s when none exists). */
     sessions(sessions: readonly StoredSession[], full: boolean): void {
       if (attributor === null) {
         if (!full) return;
         const socketPath = options.engineSocket === undefined ? findEngineSocket() : options.engineSocket;
         if (socketPath === null) return;
+        socket = socketPath;
         const created = new ContainerAttributor({
           stateRoot: options.stateRoot,
           socketPath,
@@ -69,12 +100,21 @@ function containerFollower(options: WatcherOptions) {
         let chain = Promise.resolve();
         stream = followContainerEvents(
           (event) => {
-            chain = chain.then(() => created.onEvent(event)).catch(() => undefined);
+            chain = chain
+              .then(() => created.onEvent(event))
+              .catch(() => undefined)
+              .then(refresh);
           },
           { findSocket: () => socketPath },
         );
       }
-      attributor.setSessions(sessions).catch(() => undefined);
+      known = sessions;
+      attributor
+        .setSessions(sessions)
+        .catch(() => undefined)
+        .then(() => {
+          if (full) refresh();
+        });
     },
     close(): void {
       stream?.close();
@@ -105,6 +145,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   return {
     liveRoots: () => liveRoots,
     close: () => containers.close(),
+    containers: () => containers.containers(),
     tick(now = Date.now()) {
       const full = now - lastFullAt >= interval;
       // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
