@@ -24,6 +24,12 @@ import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
 import { terminalArgs, terminalText, writeText } from '../terminal-text.js';
 import type { CliCommand } from './command.js';
 import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
+import {
+  cleanContainerOrphans,
+  containerJson,
+  findContainerOrphans,
+  formatContainerOrphan,
+} from './orphans-containers.js';
 import { parseSessionScope } from './session-scope.js';
 
 const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S] [--session ID]...';
@@ -114,6 +120,8 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const { path, problem } of scan.leaseProblems) {
     await writeText(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
   }
+  const containers = await findContainerOrphans(paths.root, agentLeaks.sessions, scope);
+  if (containers.problem !== null) await writeText(process.stderr, `treewarden orphans: ${containers.problem}\n`);
   for (const { file, message } of agentLeaks.problems) {
     await writeText(process.stderr, `treewarden orphans: ${file}: ${message}\n`);
   }
@@ -131,6 +139,10 @@ async function main(argv: readonly string[]): Promise<number> {
           includeUnremembered: values.all === true,
         })
       : null;
+  const containersCleaned =
+    values.clean === true
+      ? await cleanContainerOrphans(containers, { graceSeconds, includeWeak: values.all === true })
+      : null;
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
@@ -143,17 +155,23 @@ async function main(argv: readonly string[]): Promise<number> {
     ...(cleaned !== null ? survivorsOf(cleaned) : []),
     ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
   ];
+  const containersFailed = (containersCleaned ?? []).filter((entry) => entry.result === 'failed');
   // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
   settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : found, { paths });
   if (values.json === true) {
     const body = {
       groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],
+      ...(containers.leftovers.length > 0 ? { containers: containers.leftovers.map(containerJson) } : {}),
       ...(cleaned !== null
-        ? { cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)], survivors }
+        ? {
+            cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)],
+            survivors,
+            ...(containersCleaned !== null && containersCleaned.length > 0 ? { containersCleaned } : {}),
+          }
         : {}),
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
-  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0) {
+  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0 && containers.leftovers.length === 0) {
     await writeText(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
@@ -169,9 +187,15 @@ async function main(argv: readonly string[]): Promise<number> {
       const hint = agentCleaned !== null ? '\n  (not cleaned: found from markers alone; add --all)' : '';
       return `${formatAgentLeak(leak)}${hint}`;
     });
-    await writeText(process.stdout, `${[...blocks, ...agentBlocks].join('\n\n')}\n`);
+    const containerBlocks = containers.leftovers.map((c) =>
+      formatContainerOrphan(
+        c,
+        containersCleaned?.find((done) => done.id === c.id),
+      ),
+    );
+    await writeText(process.stdout, `${[...blocks, ...agentBlocks, ...containerBlocks].join('\n\n')}\n`);
   }
-  return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
+  return survivors.length > 0 || containersFailed.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }
 
 export const orphansCommand: CliCommand = {

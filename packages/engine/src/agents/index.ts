@@ -88,7 +88,7 @@ export {
   isInteractiveRun,
   weakContainerEvidence,
 } from './sessions/container-match.js';
-export { readStoredContainers, type StoredContainer } from './sessions/container-store.js';
+export { readStoredContainers, type StoredContainer, writeStoredContainer } from './sessions/container-store.js';
 export {
   collectMarkers,
   type LiveSession,
