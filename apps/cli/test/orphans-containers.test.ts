@@ -47,8 +47,9 @@ describe.skipIf(skipReason !== null)('orphans with containers', () => {
   });
 
   it('stops the strong leftover with --clean, the weak one only with --all, never a decoy', async () => {
-    const env = { ...privateHome(), DOCKER_HOST: `unix://${socketPath}` };
-    const stateRoot = env.TREEWARDEN_HOME as string;
+    const home = privateHome();
+    const stateRoot = home.TREEWARDEN_HOME ?? '';
+    const env = { ...home, DOCKER_HOST: `unix://${socketPath}` };
     const cwd = mkdtempSync(join(tmpdir(), 'tw-orph-ct-'));
     dirs.push(stateRoot, cwd);
     // The session's root, ended before the command runs (its identity is all the record needs).
