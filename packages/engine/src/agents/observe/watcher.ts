@@ -49,6 +49,8 @@ export interface WatcherOptions extends ObserveContext {
    */
   readonly engineSocket?: string | null;
   readonly onContainerAttributed?: (id: string, sessionId: string, atMs: number) => void;
+  /** Each time the engine's event stream opens (tests start containers only after it). */
+  readonly onEngineConnected?: () => void;
 }
 
 /** The event stream and its attributor, opened the first time an engine socket is seen. */
@@ -105,7 +107,10 @@ function containerFollower(options: WatcherOptions) {
               .catch(() => undefined)
               .then(refresh);
           },
-          { findSocket: () => socketPath },
+          {
+            findSocket: () => socketPath,
+            ...(options.onEngineConnected !== undefined ? { onConnected: options.onEngineConnected } : {}),
+          },
         );
       }
       known = sessions;
