@@ -241,4 +241,24 @@ describe.skipIf(skipReason !== null)('containers attributed to agent sessions (r
     expect((await inspectContainer(socketPath, plain))?.state).toBe('running');
     rmSync(cwd, { recursive: true, force: true });
   });
+
+  it('refuses a container whose creation time is not the one judged (same id)', async () => {
+    const id = await containers.runDetached(['sleep', SLEEP]);
+    const info = await inspectContainer(socketPath, id);
+    const judged = {
+      sessionId: 'agent-test-1',
+      id,
+      name: info?.name ?? '',
+      image: TEST_IMAGE,
+      state: 'running',
+      createdAtMs: (info?.createdAtMs ?? 0) + 1,
+      startedAtMs: null,
+      ports: [],
+      strength: 'strong' as const,
+      evidence: [{ kind: 'creating-cli-member' as const, detail: 'x' }],
+    };
+    const [result] = await cleanContainerLeftovers([judged], { socketPath, graceSeconds: 1, includeWeak: false });
+    expect(result?.result).toBe('changed');
+    expect((await inspectContainer(socketPath, id))?.state).toBe('running');
+  });
 });
