@@ -18,6 +18,13 @@ export interface ToolsShape {
   /** The watcher's soft and hard fd limit (`ulimit -n`). */
   readonly fdLimit?: number;
   readonly languageServer?: boolean;
+  /** Once `trigger` exists, a member shell runs `docker run -d --network none --name NAME IMAGE sleep 600` on `socketPath`. */
+  readonly dockerRun?: {
+    readonly trigger: string;
+    readonly name: string;
+    readonly image: string;
+    readonly socketPath: string;
+  };
 }
 
 export interface ToolsAgent {
@@ -37,6 +44,14 @@ export async function startToolsAgent(tracker: ProcessTracker, shape: ToolsShape
     ...(shape.openFds !== undefined ? { TOOLS_OPEN_FDS: String(shape.openFds) } : {}),
     ...(shape.fdLimit !== undefined ? { TOOLS_FD_LIMIT: String(shape.fdLimit) } : {}),
     ...(shape.languageServer === true ? { TOOLS_LANGUAGE_SERVER: '1' } : {}),
+    ...(shape.dockerRun !== undefined
+      ? {
+          TOOLS_DOCKER_RUN_WHEN: shape.dockerRun.trigger,
+          TOOLS_DOCKER_NAME: shape.dockerRun.name,
+          TOOLS_DOCKER_IMAGE: shape.dockerRun.image,
+          DOCKER_HOST: `unix://${shape.dockerRun.socketPath}`,
+        }
+      : {}),
   };
   const { dir, rootPid, reportFile } = launchStubAgent(tracker, {
     tempPrefix: 'tw-tools-',

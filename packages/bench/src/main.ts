@@ -5,6 +5,7 @@
 import { cpus } from 'node:os';
 import { runAgentBench } from './agent-bench.js';
 import { runAlertsBench } from './alerts-bench.js';
+import { runContainerBench } from './container-bench.js';
 import { runEnvBench } from './env-bench.js';
 import { runExportBench } from './export-bench.js';
 import { runHooksBench } from './hooks-bench.js';
@@ -33,9 +34,10 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   env: ['Run start-up and the environment', runEnvBench],
   hooks: ['Session hooks', runHooksBench],
   export: ['Export (/metrics and OTLP)', runExportBench],
+  containers: ['Containers', runContainerBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, alerts, mcp, env, hooks, export); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, alerts, mcp, env, hooks, export, containers); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));

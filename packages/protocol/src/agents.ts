@@ -62,6 +62,37 @@ export const sessionAlertSchema = z
   .strict();
 export type SessionAlert = z.infer<typeof sessionAlertSchema>;
 
+/**
+ * A container attributed to a session: strong when the session's own CLI created it (or it is a
+ * member MCP server's `docker run -i`), weak when only its compose dir or bind mounts name the
+ * session's directory (clean-up then needs --all).
+ */
+export const sessionContainerSchema = z
+  .object({
+    id: z.string().regex(/^[0-9a-f]{64}$/),
+    name: z.string().max(300),
+    image: z.string().max(1000),
+    /** As the engine says: running, exited, paused, created, … */
+    state: z.string().max(40),
+    /** ISO 8601 of the last start; null when never started. */
+    started: z.string().nullable(),
+    /** `hostPort->containerPort/proto` per published port. */
+    ports: z.array(z.string().max(100)).max(200),
+    strength: z.enum(['strong', 'weak']),
+    evidence: z
+      .array(
+        z
+          .object({
+            kind: z.enum(['creating-cli-member', 'mcp-server', 'compose-working-dir', 'bind-mount']),
+            detail: z.string().max(1000),
+          })
+          .strict(),
+      )
+      .max(20),
+  })
+  .strict();
+export type SessionContainerRow = z.infer<typeof sessionContainerSchema>;
+
 export const agentSessionSchema = z
   .object({
     id: z.string().min(1).max(160),
@@ -84,6 +115,8 @@ export const agentSessionSchema = z
     leaked: z.array(pid),
     /** Pile-ups judged while the session lives (absent or empty once it ended: those are leaks). */
     alerts: z.array(sessionAlertSchema).optional(),
+    /** Containers attributed to the session (absent where no container engine runs). */
+    containers: z.array(sessionContainerSchema).optional(),
   })
   .strict();
 export type AgentSessionRow = z.infer<typeof agentSessionSchema>;

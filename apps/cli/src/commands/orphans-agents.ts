@@ -1,5 +1,12 @@
 /** The agent-session half of `treewarden orphans`: leaked members of dead sessions, and their clean-up. */
-import { type AgentLeak, type CleanedLeak, cleanAgentLeaks, leakGroupRow, observeAgentsOnce } from '@treewarden/engine';
+import {
+  type AgentLeak,
+  type CleanedLeak,
+  cleanAgentLeaks,
+  leakGroupRow,
+  observeAgentsOnce,
+  type StoredSession,
+} from '@treewarden/engine';
 import type { AgentLeakGroup } from '@treewarden/protocol';
 import { terminalArgs, terminalText } from '../terminal-text.js';
 import { agentContext } from './agent-context.js';
@@ -12,13 +19,15 @@ export interface AgentOrphans {
   readonly rows: readonly AgentLeakGroup[];
   /** Rule files and remembered sessions skipped, with why (a rule too broad to be evidence among them). */
   readonly problems: readonly { readonly file: string; readonly message: string }[];
+  /** The remembered sessions (their containers are judged from these). */
+  readonly sessions: readonly StoredSession[];
 }
 
 /** The leaks of dead sessions on this machine (with a scope: of those sessions only). */
 export function findAgentOrphans(scope: SessionScope = null): AgentOrphans {
   const observation = observeAgentsOnce(agentContext());
   const leaks = scopeLeaks(observation.leaks, scope);
-  return { leaks, rows: leaks.map(leakGroupRow), problems: observation.problems };
+  return { leaks, rows: leaks.map(leakGroupRow), problems: observation.problems, sessions: observation.sessions };
 }
 
 export interface AgentCleanOptions {

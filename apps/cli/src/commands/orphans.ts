@@ -25,6 +25,12 @@ import { EXIT_KILL_FAILED, EXIT_OK } from '../exit-codes.js';
 import { terminalArgs, terminalText, writeText } from '../terminal-text.js';
 import type { CliCommand } from './command.js';
 import { cleanAgentOrphans, findAgentOrphans, formatAgentCleaned, formatAgentLeak } from './orphans-agents.js';
+import {
+  cleanContainerOrphans,
+  containerJson,
+  findContainerOrphans,
+  formatContainerOrphan,
+} from './orphans-containers.js';
 import { parseSessionScope } from './session-scope.js';
 
 const USAGE = 'treewarden orphans [--json] [--clean [--all]] [--grace S] [--session ID]...';
@@ -130,6 +136,8 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const { path, problem } of scan.leaseProblems) {
     await writeText(process.stderr, `treewarden orphans: skipped lease file ${path}: ${problem}\n`);
   }
+  const containers = await findContainerOrphans(paths.root, agentLeaks.sessions, scope);
+  if (containers.problem !== null) await writeText(process.stderr, `treewarden orphans: ${containers.problem}\n`);
   for (const { file, message } of agentLeaks.problems) {
     await writeText(process.stderr, `treewarden orphans: ${file}: ${message}\n`);
   }
@@ -147,6 +155,10 @@ async function main(argv: readonly string[]): Promise<number> {
           includeUnremembered: values.all === true,
         })
       : null;
+  const containersCleaned =
+    values.clean === true
+      ? await cleanContainerOrphans(containers, { graceSeconds, includeWeak: values.all === true })
+      : null;
   const cleaned =
     values.clean === true
       ? await cleanOrphans(scan, {
@@ -159,18 +171,29 @@ async function main(argv: readonly string[]): Promise<number> {
     ...(cleaned !== null ? survivorsOf(cleaned) : []),
     ...(agentCleaned?.flatMap((entry) => entry.survivors) ?? []),
   ];
+  const containersFailed = (containersCleaned ?? []).filter((entry) => entry.result === 'failed');
   // Runs whose supervisors died are recorded as ended once nothing of them is left (after the clean-up: a fresh look).
   settleEndedRuns(cleaned !== null ? findOrphans({ paths }) : found, { paths });
   if (values.json === true) {
     const body = {
       groups: [...scan.groups.map(groupJson), ...agentLeaks.rows],
       otherUsers: found.otherUsers,
+      ...(containers.leftovers.length > 0 ? { containers: containers.leftovers.map(containerJson) } : {}),
       ...(cleaned !== null
-        ? { cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)], survivors }
+        ? {
+            cleaned: [...cleaned.map(cleanedJson), ...(agentCleaned ?? []).map(agentCleanedJson)],
+            survivors,
+            ...(containersCleaned !== null && containersCleaned.length > 0 ? { containersCleaned } : {}),
+          }
         : {}),
     };
     await writeOut(process.stdout, `${JSON.stringify(body)}\n`);
-  } else if (scan.groups.length === 0 && agentLeaks.leaks.length === 0 && found.otherUsers.length === 0) {
+  } else if (
+    scan.groups.length === 0 &&
+    agentLeaks.leaks.length === 0 &&
+    containers.leftovers.length === 0 &&
+    found.otherUsers.length === 0
+  ) {
     await writeText(process.stdout, 'no leaked processes found\n');
   } else {
     const blocks = scan.groups.map((group) => {
@@ -187,9 +210,16 @@ async function main(argv: readonly string[]): Promise<number> {
       return `${formatAgentLeak(leak)}${hint}`;
     });
     const otherUsers = found.otherUsers.length > 0 ? [formatOtherUsers(found.otherUsers)] : [];
-    await writeText(process.stdout, `${[...blocks, ...agentBlocks, ...otherUsers].join('\n\n')}\n`);
+    const containerBlocks = containers.leftovers.map((c) =>
+      formatContainerOrphan(
+        c,
+        containersCleaned?.find((done) => done.id === c.id),
+      ),
+    );
+    const sections = [...blocks, ...agentBlocks, ...containerBlocks, ...otherUsers];
+    await writeText(process.stdout, `${sections.join('\n\n')}\n`);
   }
-  return survivors.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
+  return survivors.length > 0 || containersFailed.length > 0 ? EXIT_KILL_FAILED : EXIT_OK;
 }
 
 export const orphansCommand: CliCommand = {

@@ -5,7 +5,16 @@
  * Live sessions carry their pile-up alerts (`alerts`, one `ALERT` line each without --json).
  */
 import { parseArgs } from 'node:util';
-import { alertsBySession, observeAgentsOnce, readFdUsage, sessionRows } from '@treewarden/engine';
+import {
+  alertsBySession,
+  attachContainers,
+  findEngineSocket,
+  observeAgentsOnce,
+  readFdUsage,
+  readSessionContainers,
+  type SessionContainer,
+  sessionRows,
+} from '@treewarden/engine';
 import type { AgentSessionRow } from '@treewarden/protocol';
 import { writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -29,7 +38,11 @@ function formatSession(row: AgentSessionRow): string {
     const profile = member.profile === undefined ? 'no profile dir' : `profile ${terminalText(member.profile)}`;
     return [line, `           ${profile}; ${tree.length} more process${tree.length === 1 ? '' : 'es'} in its tree`];
   });
-  return [head, ...lines, ...(row.alerts ?? []).map(alertLine)].join('\n');
+  const containers = (row.containers ?? []).map(
+    (c) =>
+      `  container ${terminalText(c.name)} ${c.id.slice(0, 12)} (${terminalText(c.image)}) ${c.state} ${c.strength}: ${terminalText(c.evidence[0]?.detail ?? '')}`,
+  );
+  return [head, ...lines, ...containers, ...(row.alerts ?? []).map(alertLine)].join('\n');
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -39,9 +52,18 @@ async function main(argv: readonly string[]): Promise<number> {
   const observation = observeAgentsOnce(context);
   const now = Date.now();
   const alerts = alertsBySession(judgeObservation(observation, config).map((alert) => ({ ...alert, sinceMs: now })));
-  const sessions = sessionRows(observation.sessions, observation.live, observation.leaks, alerts, {
-    fdsOf: readFdUsage,
-  });
+  // With no engine socket nothing container-related runs; an engine that fails to answer lists none.
+  const socket = findEngineSocket();
+  const containers =
+    socket === null
+      ? new Map<string, SessionContainer[]>()
+      : await readSessionContainers(context.stateRoot, observation.sessions, socket).catch(
+          () => new Map<string, SessionContainer[]>(),
+        );
+  const sessions = attachContainers(
+    sessionRows(observation.sessions, observation.live, observation.leaks, alerts, { fdsOf: readFdUsage }),
+    containers,
+  );
   const problems = observation.problems.map(({ file, message }) => ({ file, message }));
   if (values.json === true) {
     await writeOut(process.stdout, `${JSON.stringify({ sessions, ...(problems.length > 0 ? { problems } : {}) })}\n`);

@@ -177,6 +177,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // A live session's root that exits ticks at once (a 100 ms look at the roots between ticks).
     await waitForTickOrRootExit(watcher.liveRoots, WATCH_TICK_MS, () => stopping);
   }
+  watcher.close();
   return EXIT_OK;
 }
 

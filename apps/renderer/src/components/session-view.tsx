@@ -18,6 +18,7 @@ import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
 import { SessionAlerts } from './session-alerts';
+import { SessionContainers } from './session-containers';
 import { SessionChart } from './session-curves';
 import { Sparkline } from './sparkline';
 
@@ -181,6 +182,7 @@ export function SessionView() {
       <SessionFacts session={session} />
       <SessionChart sessionId={session.id} final={isCurveFinal(session)} />
       <SessionAlerts session={session} />
+      <SessionContainers session={session} />
       <SessionLeaks session={session} leaks={leaks} />
       <SessionTree session={session} leaked={new Set(session.leaked)} />
     </div>

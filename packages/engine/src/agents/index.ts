@@ -1,6 +1,12 @@
 export * from './alerts/index.js';
 export * from './hooks/index.js';
 export {
+  type CleanedContainer,
+  type ContainerCleanOptions,
+  type ContainerCleanResult,
+  cleanContainerLeftovers,
+} from './leaks/clean-containers.js';
+export {
   type CleanedLeak,
   type CleanLeaksOptions,
   cleanAgentLeaks,
@@ -8,6 +14,13 @@ export {
 } from './leaks/clean-leaks.js';
 export { type AgentLeak, findAgentLeaks, type LeakedProcess, type LeakInput } from './leaks/find-leaks.js';
 export { END_CLOCK_SLACK_MS, startedWithinSession } from './leaks/leak-judge.js';
+export { containerLeftovers, readSessionContainers, type SessionContainer } from './leaks/session-containers.js';
+export {
+  type Attribution,
+  attributeToSession,
+  ContainerAttributor,
+  readEngineClis,
+} from './observe/container-attribution.js';
 export {
   createFocusedReader,
   type FocusedReader,
@@ -60,8 +73,22 @@ export {
   parseRulesText,
   type RulesProblem,
 } from './rules/rules.js';
-export { leakGroupRow, type SessionRowOptions, sessionRows } from './session-rows.js';
+export {
+  attachContainers,
+  leakGroupRow,
+  type SessionRowOptions,
+  sessionContainerRows,
+  sessionRows,
+} from './session-rows.js';
 export { browserProfileOf, foldBrowserTrees, type MemberWithParent } from './sessions/browser-tree.js';
+export {
+  bestCliMatches,
+  cliMatchScore,
+  engineCliVerb,
+  isInteractiveRun,
+  weakContainerEvidence,
+} from './sessions/container-match.js';
+export { readStoredContainers, type StoredContainer, writeStoredContainer } from './sessions/container-store.js';
 export {
   collectMarkers,
   type LiveSession,

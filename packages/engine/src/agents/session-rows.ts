@@ -1,6 +1,7 @@
 /** Remembered sessions and leaks as the rows of the shared contract (`sessions --json`, `orphans --json`). */
-import type { AgentLeakGroup, AgentSessionRow, FdUsage, SessionAlert } from '@treewarden/protocol';
+import type { AgentLeakGroup, AgentSessionRow, FdUsage, SessionAlert, SessionContainerRow } from '@treewarden/protocol';
 import type { AgentLeak } from './leaks/find-leaks.js';
+import type { SessionContainer } from './leaks/session-containers.js';
 import { foldBrowserTrees, type MemberWithParent } from './sessions/browser-tree.js';
 import type { LiveSession } from './sessions/recognise.js';
 import type { StoredSession } from './sessions/store-schema.js';
@@ -118,4 +119,31 @@ export function leakGroupRow(leak: AgentLeak): AgentLeakGroup {
       reasons: [...reasons],
     })),
   };
+}
+
+/** Protocol rows of a session's containers. */
+export function sessionContainerRows(containers: readonly SessionContainer[]): SessionContainerRow[] {
+  return containers.map((c) => ({
+    id: c.id,
+    name: c.name,
+    image: c.image,
+    state: c.state,
+    started: c.startedAtMs === null ? null : new Date(c.startedAtMs).toISOString(),
+    ports: [...c.ports],
+    strength: c.strength,
+    evidence: c.evidence.map((e) => ({ kind: e.kind, detail: e.detail })),
+  }));
+}
+
+/** The rows with each session's containers (only sessions that have some carry the field). */
+export function attachContainers(
+  rows: readonly AgentSessionRow[],
+  bySession: ReadonlyMap<string, readonly SessionContainer[]>,
+): AgentSessionRow[] {
+  return rows.map((row) => {
+    const containers = bySession.get(row.id);
+    return containers === undefined || containers.length === 0
+      ? row
+      : { ...row, containers: sessionContainerRows(containers) };
+  });
 }

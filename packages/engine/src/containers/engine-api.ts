@@ -76,6 +76,10 @@ export interface ContainerInfo {
   readonly labels: Readonly<Record<string, string>>;
   /** `hostPort->containerPort/proto` for each published port. */
   readonly ports: readonly string[];
+  /** Host paths bind-mounted into the container (evidence of whose directory it works on). */
+  readonly bindSources: readonly string[];
+  /** Epoch ms of the last start; from inspect only (the list has no time), else null. */
+  readonly startedAtMs: number | null;
 }
 
 type Json = Record<string, unknown>;
@@ -96,6 +100,15 @@ function portsOf(v: unknown): string[] {
   });
 }
 
+function bindSourcesOf(v: unknown): string[] {
+  if (!Array.isArray(v)) return [];
+  return v
+    .filter(isObject)
+    .filter((m) => m.Type === 'bind')
+    .map((m) => str(m.Source))
+    .filter((s) => s !== '');
+}
+
 /** A `/containers/json` row; null when it lacks an id (an answer we do not understand). */
 export function parseListedContainer(row: unknown): ContainerInfo | null {
   if (!isObject(row) || typeof row.Id !== 'string') return null;
@@ -108,6 +121,8 @@ export function parseListedContainer(row: unknown): ContainerInfo | null {
     createdAtMs: typeof row.Created === 'number' ? row.Created * 1000 : 0,
     labels: labelsOf(row.Labels),
     ports: portsOf(row.Ports),
+    bindSources: bindSourcesOf(row.Mounts),
+    startedAtMs: null,
   };
 }
 
@@ -135,6 +150,8 @@ export async function inspectContainer(socketPath: string, id: string): Promise<
     createdAtMs: Date.parse(str(row.Created)) || 0,
     labels: labelsOf(config.Labels),
     ports: [],
+    bindSources: bindSourcesOf(row.Mounts),
+    startedAtMs: Date.parse(str(state.StartedAt)) || null,
   };
 }
 

@@ -17,6 +17,14 @@ export {
   parseListedContainer,
   stopContainer,
 } from './engine-api.js';
+export {
+  type ContainerAction,
+  type ContainerEvent,
+  type EventStream,
+  type EventStreamOptions,
+  followContainerEvents,
+  parseContainerEvent,
+} from './engine-events.js';
 export { engineSocketCandidates, findEngineSocket } from './engine-socket.js';
 export {
   type CgroupReader,

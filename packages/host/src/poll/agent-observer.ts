@@ -9,6 +9,7 @@ import {
   type AgentWatcher,
   type AlertTracker,
   alertsBySession,
+  attachContainers,
   createAgentWatcher,
   createAlertTracker,
   type JudgedAlert,
@@ -110,7 +111,11 @@ export function observeAgents(stateDir: string): AgentScan {
   const { observation } = observer.watcher.tick(now);
   // Judged from this tick's read (the members' entries the observer already has), never a read of its own.
   const { alerts } = observer.alerts.tick(observation, now);
-  const rows = sessionRows(observation.sessions, observation.live, observation.leaks, alertsBySession(alerts));
+  // Containers come from the watcher's last listing (refreshed on engine events): no engine call in a tick.
+  const rows = attachContainers(
+    sessionRows(observation.sessions, observation.live, observation.leaks, alertsBySession(alerts)),
+    observer.watcher.containers(),
+  );
   const entries = sessionEntries(rows, observation.leaks, alerts, observation.table.entries);
   const problems = [...observation.problems, ...(observer.configProblem === undefined ? [] : [observer.configProblem])];
   return {

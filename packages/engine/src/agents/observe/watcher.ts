@@ -3,13 +3,18 @@
  * and every FULL_SCAN_INTERVAL_MS to find new sessions; between them, focused reads that follow
  * new orphans and the remembered sessions only. Each tick returns the events it saw.
  */
+
+import { type EventStream, followContainerEvents } from '../../containers/engine-events.js';
+import { findEngineSocket } from '../../containers/engine-socket.js';
 import type { IdentityCache } from '../../table/linux-entry.js';
 import { createLinuxReader } from '../../table/linux-reader.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
 import type { AgentLeak } from '../leaks/find-leaks.js';
+import { readSessionContainers, type SessionContainer } from '../leaks/session-containers.js';
 import type { MarkerReader } from '../read/environ.js';
 import { readSessions, type StoreProblem } from '../sessions/session-store.js';
 import type { HookCleanup, StoredSession } from '../sessions/store-schema.js';
+import { ContainerAttributor } from './container-attribution.js';
 import { createFocusedReader, hasMarkers } from './focused-table.js';
 import { readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
@@ -30,10 +35,97 @@ export interface AgentWatcher {
   tick(now?: number): { readonly observation: AgentObservation; readonly events: readonly AgentEvent[] };
   /** The live sessions' roots as the last tick saw them (what `waitForTickOrRootExit` looks at). */
   liveRoots(): readonly ProcessIdentity[];
+  /** Closes the container event stream, if one is open (the process table needs no closing). */
+  close(): void;
+  /** Each session's containers as last listed (refreshed after container events and full scans; empty without an engine). */
+  containers(): ReadonlyMap<string, readonly SessionContainer[]>;
 }
 
 export interface WatcherOptions extends ObserveContext {
   readonly fullScanIntervalMs?: number;
+  /**
+   * Container attribution: the engine socket to follow (default: found on each full scan; null:
+   * never). With no socket nothing is opened, so machines without containers pay only a stat.
+   */
+  readonly engineSocket?: string | null;
+  readonly onContainerAttributed?: (id: string, sessionId: string, atMs: number) => void;
+  /** Each time the engine's event stream opens (tests start containers only after it). */
+  readonly onEngineConnected?: () => void;
+}
+
+/** The event stream and its attributor, opened the first time an engine socket is seen. */
+function containerFollower(options: WatcherOptions) {
+  let attributor: ContainerAttributor | null = null;
+  let stream: EventStream | null = null;
+  let socket: string | null = null;
+  let latest: ReadonlyMap<string, readonly SessionContainer[]> = new Map();
+  let known: readonly StoredSession[] = [];
+  // One listing at a time; a change meanwhile asks for one more after it (never a queue of them).
+  let listing = false;
+  let again = false;
+  const refresh = (): void => {
+    if (socket === null) return;
+    if (listing) {
+      again = true;
+      return;
+    }
+    listing = true;
+    readSessionContainers(options.stateRoot, known, socket)
+      .then((found) => {
+        latest = found;
+      })
+      .catch(() => undefined) // Engine gone meanwhile: the last listing stays until the next.
+      .finally(() => {
+        listing = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
+  };
+  return {
+    containers: () => latest,
+    /** `full`: a full scan, the only time a socket is looked for (a stat per 10 s when none exists). */
+    sessions(sessions: readonly StoredSession[], full: boolean): void {
+      if (attributor === null) {
+        if (!full) return;
+        const socketPath = options.engineSocket === undefined ? findEngineSocket() : options.engineSocket;
+        if (socketPath === null) return;
+        socket = socketPath;
+        const created = new ContainerAttributor({
+          stateRoot: options.stateRoot,
+          socketPath,
+          ...(options.onContainerAttributed !== undefined ? { onAttributed: options.onContainerAttributed } : {}),
+        });
+        attributor = created;
+        // Events are judged in order; a failing judgement never stops the stream.
+        let chain = Promise.resolve();
+        stream = followContainerEvents(
+          (event) => {
+            chain = chain
+              .then(() => created.onEvent(event))
+              .catch(() => undefined)
+              .then(refresh);
+          },
+          {
+            findSocket: () => socketPath,
+            ...(options.onEngineConnected !== undefined ? { onConnected: options.onEngineConnected } : {}),
+          },
+        );
+      }
+      known = sessions;
+      attributor
+        .setSessions(sessions)
+        .catch(() => undefined)
+        .then(() => {
+          if (full) refresh();
+        });
+    },
+    close(): void {
+      stream?.close();
+      stream = null;
+    },
+  };
 }
 
 export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
@@ -54,8 +146,11 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   let liveRoots: readonly ProcessIdentity[] = [];
+  const containers = containerFollower(options);
   return {
     liveRoots: () => liveRoots,
+    close: () => containers.close(),
+    containers: () => containers.containers(),
     tick(now = Date.now()) {
       const full = now - lastFullAt >= interval;
       // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
@@ -77,6 +172,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       }
       const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
       remembered = [...observation.sessions];
+      containers.sessions(remembered, full);
       liveRoots = observation.live.map(({ root }) => ({ pid: root.pid, startTime: root.startTime }));
       const events: AgentEvent[] = [
         ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
