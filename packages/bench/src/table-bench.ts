@@ -12,9 +12,9 @@ import { createHostPoll, type HostPoll } from './host-poll.js';
 import { createLoad, type Load } from './pause-load.js';
 import {
   cwdReadlinkLoop,
+  ownerStatLoop,
   readFileStatLoop,
   reusedBufferStatLoop,
-  ownerStatLoop,
   statCmdlineLoop,
   statSyscallsLoop,
 } from './table-floors.js';
