@@ -103,6 +103,28 @@ function startDecoy() {
   return pid;
 }
 
+/** The processes under `rootPid` plus any leaky MCP server, for a failure's message. */
+function describeTree(rootPid) {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter(Boolean)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const keep = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of rows)
+      if (keep.has(row.ppid) && !keep.has(row.pid)) {
+        keep.add(row.pid);
+        grew = true;
+      }
+  }
+  return rows
+    .filter((row) => keep.has(row.pid) || row.args.includes('tw-leaky-mcp-server'))
+    .map((row) => `${row.pid}<${row.ppid} ${row.args.slice(0, 160)}`)
+    .join('; ');
+}
+
 async function runAgent(agent) {
   const installed = install(agent);
   if (installed.skip) return { agent: agent.id, version: agent.version, launch: agent.launch, skipped: installed.skip };
@@ -117,7 +139,7 @@ async function runAgent(agent) {
   const child = spawn(installed.bin, agent.args, {
     cwd: project,
     env: { PATH: process.env.PATH ?? '', HOME: home, TERM: 'dumb', ...agent.env },
-    stdio: ['pipe', 'ignore', 'ignore'],
+    stdio: [agent.stdin ?? 'pipe', 'ignore', 'ignore'],
     detached: true,
   });
   started.push(-child.pid);
@@ -127,6 +149,8 @@ async function runAgent(agent) {
       return rows.find(
         (row) => row.state === 'live' && row.members.some((member) => member.args.includes('tw-leaky-mcp-server')),
       );
+    }).catch((error) => {
+      throw new Error(`${error.message}; processes: ${describeTree(child.pid) || 'none (the agent exited)'}`);
     });
     const server = session.members.find((member) => member.args.includes('tw-leaky-mcp-server'));
     started.push(server.pid);
