@@ -11,12 +11,13 @@ export const AGENTS = [
     bin: 'codex',
     launch: 'codex exec "…" (npm .bin launcher → vendor binary)',
     args: ['exec', '--skip-git-repo-check', 'say hello'],
-    // With stdin a pipe, codex exec waits to read more of the prompt before starting anything.
-    stdin: 'ignore',
     env: {},
     configure({ home, wrapper }) {
       mkdirSync(join(home, '.codex'), { recursive: true });
-      writeFileSync(join(home, '.codex', 'config.toml'), `[mcp_servers.leaky]\ncommand = ${JSON.stringify(wrapper)}\nargs = []\n`);
+      writeFileSync(
+        join(home, '.codex', 'config.toml'),
+        `[mcp_servers.leaky]\ncommand = ${JSON.stringify(wrapper)}\nargs = []\n`,
+      );
     },
   },
   {
@@ -25,9 +26,10 @@ export const AGENTS = [
     pkg: '@google/gemini-cli',
     version: '0.61.0',
     bin: 'gemini',
-    launch: 'gemini -p "…" (npm .bin launcher, relaunched child)',
+    launch: 'gemini -p "…" (npm .bin launcher, relaunched child; dummy GEMINI_API_KEY)',
     args: ['-p', 'say hello'],
-    env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+    // Without any key it exits (41) before starting MCP servers; a dummy one (the network is unreachable) does not.
+    env: { GEMINI_CLI_TRUST_WORKSPACE: 'true', GEMINI_API_KEY: 'tw-dummy-key' },
     configure({ home, wrapper }) {
       mkdirSync(join(home, '.gemini'), { recursive: true });
       writeFileSync(
@@ -57,8 +59,10 @@ export const AGENTS = [
     pkg: '@github/copilot',
     version: '1.0.102',
     bin: 'copilot',
-    launch: 'copilot -p "…" (npm .bin loader → native copilot)',
-    args: ['-p', 'say hello'],
+    launch: 'copilot (its TUI in a terminal; npm .bin loader → native copilot)',
+    // `copilot -p` without login exits before MCP; the TUI starts them before trust and login.
+    args: [],
+    tty: true,
     env: {},
     configure({ home, wrapper }) {
       mkdirSync(join(home, '.copilot'), { recursive: true });
