@@ -54,6 +54,8 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   let liveRoots: readonly ProcessIdentity[] = [];
+  // Live session ids as the last tick saw them; null before the first tick.
+  let followed: ReadonlySet<string> | null = null;
   return {
     liveRoots: () => liveRoots,
     tick(now = Date.now()) {
@@ -79,9 +81,10 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       remembered = [...observation.sessions];
       liveRoots = observation.live.map(({ root }) => ({ pid: root.pid, startTime: root.startTime }));
       const events: AgentEvent[] = [
-        ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
+        ...newlyFollowed(observation, followed).map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
       ];
+      followed = new Set(observation.live.map((session) => session.id));
       events.push(...newCleanups(observation.sessions, cleanups));
       cleanups = new Map(observation.sessions.map((session) => [session.id, session.hook?.cleanup?.atMs ?? 0]));
       const current = new Set<string>();
@@ -96,6 +99,26 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       return { observation, events };
     },
   };
+}
+
+/**
+ * Sessions this watcher starts following: the ones new to the store, and after the first tick also
+ * any live session it did not follow last tick. Another observer sharing the state dir (a `sessions`
+ * or `orphans` run) may have remembered a session first; the store then calls it known, but this
+ * watcher's reader has not told it yet. On the first tick, sessions already remembered are history.
+ */
+function newlyFollowed(observation: AgentObservation, followed: ReadonlySet<string> | null): StoredSession[] {
+  const started = new Set(observation.started.map((session) => session.id));
+  const fresh = observation.sessions.filter(
+    (session) =>
+      started.has(session.id) ||
+      (followed !== null && session.endedAtMs === null && !followed.has(session.id) && isLive(observation, session)),
+  );
+  return fresh;
+}
+
+function isLive(observation: AgentObservation, session: StoredSession): boolean {
+  return observation.live.some((live) => live.id === session.id);
 }
 
 /** Reaper reports newer than the last tick's; none on the first tick (those are history, not news). */
