@@ -127,7 +127,7 @@ export const AGENTS = [
     pkg: '@factory/cli',
     version: '0.225.1',
     bin: 'droid',
-    needsInstallScript: true,
+    platformPackage: `@factory/cli-${process.platform}-${process.arch}`,
     launch: 'droid exec (npm .bin launcher)',
     args: ['exec', 'hello'],
     env: {},

@@ -12,7 +12,7 @@
  * Every process it starts is ended by pid (or its own process group), never by name.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,7 @@ const CLI = join(REPO, 'apps', 'cli', 'dist', 'main.js');
 const RESULT_FILE = join(REPO, 'tools', 'agents', 'last-result.json');
 const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'treewarden-agents');
 /** How long an agent may take to start its MCP server and be recognised (cold Node, no network). */
-const RECOGNISE_DEADLINE_MS = 60_000;
+const RECOGNISE_DEADLINE_MS = 120_000;
 /** How long the agent may take to exit after SIGTERM. */
 const EXIT_DEADLINE_MS = 15_000;
 /** "Leftover reported within 1 s of the agent's exit", timed on the watcher's leak-found line. */
@@ -90,7 +90,9 @@ function startWatcher(env) {
 function install(agent) {
   const dir = join(CACHE, `${agent.pkg.replace('/', '+')}@${agent.version}`);
   const bin = join(dir, 'node_modules', '.bin', agent.bin);
-  if (existsSync(bin) && !agent.needsInstallScript) return { dir, bin, cached: true };
+  const platform = agent.platformPackage === undefined ? null : join(dir, 'node_modules', agent.platformPackage);
+  const complete = () => existsSync(bin) && (platform === null || existsSync(platform));
+  if (complete()) return { dir, bin, cached: true };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"name":"treewarden-agent-cache","private":true}\n');
   const run = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${agent.pkg}@${agent.version}`], {
@@ -99,11 +101,19 @@ function install(agent) {
     timeout: INSTALL_TIMEOUT_MS,
   });
   if (run.status !== 0) return { skip: `npm install failed: ${(run.stderr ?? '').trim().split('\n').pop()}` };
-  // npm 11 blocks dependencies' install scripts: a package that fetches its binary there has none.
-  const log = `${run.stdout}${run.stderr}`;
-  if (!existsSync(bin) || (agent.needsInstallScript && /install-scripts/.test(log)))
+  if (complete()) return { dir, bin, cached: false };
+  // npm 11 blocks dependencies' install scripts, and a launcher whose binary is not an npm
+  // dependency would download it from elsewhere (here only the npm registry is reachable).
+  if (platform === null || !existsSync(bin))
     return { skip: 'its install step downloads the binary from elsewhere (install scripts are blocked)' };
-  return { dir, bin, cached: false };
+  const wanted = `${agent.platformPackage}@${agent.version}`;
+  const view = spawnSync('npm', ['view', wanted, 'version'], { encoding: 'utf8', timeout: 60_000 });
+  return {
+    skip:
+      view.status === 0
+        ? `npm did not install its binary package ${wanted}`
+        : `its binary package ${wanted} is not published on npm (404), so the launcher has no binary`,
+  };
 }
 
 const shellQuote = (word) => `'${word.replaceAll("'", "'\\''")}'`;
@@ -168,7 +178,8 @@ function describeTree(rootPid) {
 
 async function runAgent(agent) {
   const installed = install(agent);
-  if (installed.skip) return { agent: agent.id, version: agent.version, launch: agent.launch, skipped: installed.skip };
+  if (installed.skip)
+    return { agent: agent.id, name: agent.name, version: agent.version, launch: agent.launch, skipped: installed.skip };
   const home = mkdtempSync(join(tmpdir(), 'tw-agent-home-'));
   const state = mkdtempSync(join(tmpdir(), 'tw-agent-state-'));
   const project = join(home, 'project');
@@ -200,8 +211,6 @@ async function runAgent(agent) {
     }).catch((error) => {
       throw new Error(`${error.message}; processes: ${describeTree(child.pid) || 'none (the agent exited)'}`);
     });
-    const server = session.members.find(isServer);
-    started.push(server.pid);
     // The watcher finds new sessions on its full scans; the agent is ended once it follows this one.
     await pollUntil('the watcher to follow the session', RECOGNISE_DEADLINE_MS, () =>
       watcher.find((e) => e.type === 'session-started' && e.root.pid === session.root.pid),
@@ -211,18 +220,41 @@ async function runAgent(agent) {
     for (const pid of agentPids) if (alive(pid)) process.kill(pid, 'SIGTERM');
     await pollUntil('the agent to exit', EXIT_DEADLINE_MS, () => agentPids.every((pid) => !alive(pid)), EXIT_POLL_MS);
     const exitAt = Date.now();
+    // What is left: this run's servers still alive (an agent may have restarted the one seen first).
+    const leftovers = processRows()
+      .filter((row) => row.args.includes(token) && !row.args.startsWith('ps '))
+      .map((row) => row.pid);
+    if (leftovers.length === 0) throw new Error('the agent ended its MCP servers itself: nothing was left over');
+    const isLeftover = (e) => e.type === 'leak-found' && e.processes.some((p) => leftovers.includes(p.pid));
     const found = await pollUntil(
       'the watcher to report the leftover',
       REPORT_DEADLINE_MS,
-      () => watcher.find((e) => e.type === 'leak-found' && e.processes.some((p) => p.pid === server.pid)),
+      // A session's leak, or after REPORT_BOUND_MS also a markers-only one (reported as such).
+      () =>
+        watcher.find((e) => isLeftover(e) && e.root !== null) ??
+        (Date.now() - exitAt > REPORT_BOUND_MS ? watcher.find(isLeftover) : undefined),
       EXIT_POLL_MS,
-    );
+    ).catch((error) => {
+      const seen = watcher.events.map(({ event: e }) => `${e.type} ${e.id ?? e.sessionId} ${e.newPids ?? ''}`);
+      throw new Error(
+        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said: ${seen.join(', ')}`,
+      );
+    });
     // Reported before the last agent process was gone counts as at once.
     const reportMs = Math.max(0, found.atMs - exitAt);
     const leak = found.event;
     cli(['orphans', '--clean'], env);
-    await pollUntil('plain orphans --clean to end the leftover', EXIT_DEADLINE_MS, () => !alive(server.pid));
+    await pollUntil('plain orphans --clean to end the leftover', EXIT_DEADLINE_MS, () =>
+      leftovers.every((pid) => !alive(pid)),
+    );
     if (!alive(decoy)) throw new Error('the decoy was ended');
+    const problems = [
+      ...(session.agent === agent.id ? [] : [`recognised as ${session.agent}`]),
+      ...(leak.root === null ? ['leftover found from markers only'] : []),
+      ...(reportMs <= REPORT_BOUND_MS
+        ? []
+        : [`leftover reported ${reportMs} ms after exit (bound ${REPORT_BOUND_MS} ms)`]),
+    ];
     return {
       agent: agent.id,
       name: agent.name,
@@ -234,11 +266,15 @@ async function runAgent(agent) {
       leakedAs: leak.root === null ? 'markers-only' : 'session',
       reportMs,
       cached: installed.cached,
-      ok: session.agent === agent.id && leak.root !== null && reportMs <= REPORT_BOUND_MS,
+      ok: problems.length === 0,
+      ...(problems.length > 0 ? { error: problems.join('; ') } : {}),
     };
   } finally {
     // A pty agent runs in script(1)'s new session, outside the group recorded above: its tree by pid.
-    for (const pid of descendants(child.pid)) started.push(pid);
+    // Servers an agent orphaned while it lived (Copilot and Kilo restart theirs) carry this run's token.
+    const rows = processRows();
+    for (const pid of descendants(child.pid, rows)) started.push(pid);
+    for (const row of rows) if (row.args.includes(token)) started.push(row.pid);
     rmSync(home, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   }
@@ -264,7 +300,14 @@ async function main() {
     try {
       result = await runAgent(agent);
     } catch (error) {
-      result = { agent: agent.id, version: agent.version, launch: agent.launch, ok: false, error: String(error) };
+      result = {
+        agent: agent.id,
+        name: agent.name,
+        version: agent.version,
+        launch: agent.launch,
+        ok: false,
+        error: String(error),
+      };
     } finally {
       endStarted();
     }
@@ -278,10 +321,17 @@ async function main() {
     const figure = result.reportMs === undefined ? '' : `, leftover reported ${result.reportMs} ms after exit`;
     console.log(`${agent.id} ${agent.version}: ${status}${figure} (${result.seconds} s)`);
   }
-  writeFileSync(
-    RESULT_FILE,
-    `${JSON.stringify({ ranAt: new Date().toISOString(), seconds: (Date.now() - t0) / 1000, results }, null, 2)}\n`,
-  );
+  // A run of some agents keeps the others' last results (each carries its own date).
+  const previous = existsSync(RESULT_FILE) ? JSON.parse(readFileSync(RESULT_FILE, 'utf8')).results : [];
+  const ranAt = new Date().toISOString();
+  const merged = AGENTS.flatMap(
+    (agent) =>
+      results.find((r) => r.agent === agent.id) ??
+      previous.find((r) => r.agent === agent.id && r.version === agent.version) ??
+      [],
+  ).map((r) => ({ verified: ranAt.slice(0, 10), ...r }));
+  const seconds = (Date.now() - t0) / 1000;
+  writeFileSync(RESULT_FILE, `${JSON.stringify({ ranAt, seconds, agents: only, results: merged }, null, 2)}\n`);
   console.log(
     `test:agents: ${results.filter((r) => r.ok).length} ok, ${results.filter((r) => r.skipped).length} skipped, ${results.filter((r) => !r.ok && !r.skipped).length} failed in ${Math.round((Date.now() - t0) / 1000)} s`,
   );
