@@ -83,7 +83,10 @@ function startWatcher(env) {
     pending = lines.pop() ?? '';
     for (const line of lines) if (line.trim() !== '') events.push({ atMs, event: JSON.parse(line) });
   });
-  return { events, find: (test) => events.find(({ event }) => test(event)) };
+  const said = () =>
+    events.map(({ event: e }) => `${e.type} ${e.id ?? e.sessionId}${e.newPids ? ` ${e.newPids}` : ''}`).join(', ') ||
+    `nothing (${watcher.exitCode === null ? 'running' : `exited ${watcher.exitCode}`})`;
+  return { events, said, find: (test) => events.find(({ event }) => test(event)) };
 }
 
 /** The package installed in the cache (reused), or why it cannot be here. */
@@ -214,7 +217,9 @@ async function runAgent(agent) {
     // The watcher finds new sessions on its full scans; the agent is ended once it follows this one.
     await pollUntil('the watcher to follow the session', RECOGNISE_DEADLINE_MS, () =>
       watcher.find((e) => e.type === 'session-started' && e.root.pid === session.root.pid),
-    );
+    ).catch((error) => {
+      throw new Error(`${error.message} ${session.id}; the watcher said: ${watcher.said()}`);
+    });
     // The agent exits (its processes, not the MCP server's: the wrapper forwards nothing anyway).
     const agentPids = [session.root.pid, ...session.members.filter((m) => m.role === 'agent').map((m) => m.pid)];
     for (const pid of agentPids) if (alive(pid)) process.kill(pid, 'SIGTERM');
@@ -235,9 +240,8 @@ async function runAgent(agent) {
         (Date.now() - exitAt > REPORT_BOUND_MS ? watcher.find(isLeftover) : undefined),
       EXIT_POLL_MS,
     ).catch((error) => {
-      const seen = watcher.events.map(({ event: e }) => `${e.type} ${e.id ?? e.sessionId} ${e.newPids ?? ''}`);
       throw new Error(
-        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said: ${seen.join(', ')}`,
+        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said: ${watcher.said()}`,
       );
     });
     // Reported before the last agent process was gone counts as at once.
