@@ -54,8 +54,8 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   let liveRoots: readonly ProcessIdentity[] = [];
-  // Live session ids as the last tick saw them; null before the first tick.
-  let followed: ReadonlySet<string> | null = null;
+  // Live session ids as the last tick saw them.
+  let followed: ReadonlySet<string> = new Set();
   return {
     liveRoots: () => liveRoots,
     tick(now = Date.now()) {
@@ -102,23 +102,17 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
 }
 
 /**
- * Sessions this watcher starts following: the ones new to the store, and after the first tick also
- * any live session it did not follow last tick. Another observer sharing the state dir (a `sessions`
- * or `orphans` run) may have remembered a session first; the store then calls it known, but this
- * watcher's reader has not told it yet. On the first tick, sessions already remembered are history.
+ * Sessions this watcher starts following: the ones new to the store, and any live session it did
+ * not follow last tick. Another observer sharing the state dir (a `sessions` or `orphans` run) may
+ * have remembered a session first, even before this watcher's first tick; the store then calls it
+ * known, but this watcher has not told it yet.
  */
-function newlyFollowed(observation: AgentObservation, followed: ReadonlySet<string> | null): StoredSession[] {
+function newlyFollowed(observation: AgentObservation, followed: ReadonlySet<string>): StoredSession[] {
   const started = new Set(observation.started.map((session) => session.id));
-  const fresh = observation.sessions.filter(
-    (session) =>
-      started.has(session.id) ||
-      (followed !== null && session.endedAtMs === null && !followed.has(session.id) && isLive(observation, session)),
+  const live = new Set(observation.live.map((session) => session.id));
+  return observation.sessions.filter(
+    (session) => started.has(session.id) || (live.has(session.id) && !followed.has(session.id)),
   );
-  return fresh;
-}
-
-function isLive(observation: AgentObservation, session: StoredSession): boolean {
-  return observation.live.some((live) => live.id === session.id);
 }
 
 /** Reaper reports newer than the last tick's; none on the first tick (those are history, not news). */
