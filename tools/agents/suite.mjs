@@ -2,18 +2,19 @@
 /**
  * `npm run test:agents`: the real agent CLIs from the npm registry, run the way users run them
  * (their npm .bin launcher, a fresh temp HOME, no credentials), each with a stdio MCP server behind
- * a wrapper that forwards no signals and a marker-less decoy reparented to pid 1. Asserts: the
- * session is recognised with the right agent and its MCP member, the leftover is reported after
- * the agent's exit (the delay is printed; the bound asserted is generous), plain `orphans --clean`
- * ends it, and the decoy survives. Packages are cached outside the repo
+ * a wrapper that forwards no signals and a marker-less decoy reparented to pid 1, while
+ * `treewarden watch --json` observes as a user with the app open would. Asserts: the session is
+ * recognised with the right agent and its MCP member, the watcher reports the leftover within
+ * REPORT_BOUND_MS of the agent's exit (the figure is printed), plain `orphans --clean` ends it,
+ * and the decoy survives. Packages are cached outside the repo
  * (${XDG_CACHE_HOME:-~/.cache}/treewarden-agents/<pkg>@<ver>) and reused. Writes the last result
  * to tools/agents/last-result.json (`node tools/agents/table.mjs` prints the README's table).
  * Every process it starts is ended by pid (or its own process group), never by name.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENTS } from './agents.mjs';
 
@@ -22,12 +23,16 @@ const CLI = join(REPO, 'apps', 'cli', 'dist', 'main.js');
 const RESULT_FILE = join(REPO, 'tools', 'agents', 'last-result.json');
 const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'treewarden-agents');
 /** How long an agent may take to start its MCP server and be recognised (cold Node, no network). */
-const RECOGNISE_DEADLINE_MS = 60_000;
+const RECOGNISE_DEADLINE_MS = 120_000;
 /** How long the agent may take to exit after SIGTERM. */
 const EXIT_DEADLINE_MS = 15_000;
-/** Generous bound on "leftover reported after the agent's exit" (the target is 1 s; the figure is printed). */
-const REPORT_BOUND_MS = 10_000;
+/** "Leftover reported within 1 s of the agent's exit", timed on the watcher's leak-found line. */
+const REPORT_BOUND_MS = 1000;
+/** How long the watcher may take to report a leak at all (failure message instead of a hang). */
+const REPORT_DEADLINE_MS = 15_000;
 const POLL_MS = 100;
+/** Exit is timed by this finer poll, so the figure is not inflated by the suite's own polling. */
+const EXIT_POLL_MS = 10;
 const INSTALL_TIMEOUT_MS = 300_000;
 
 const started = [];
@@ -47,21 +52,50 @@ function cli(args, env) {
   return args.includes('--json') ? JSON.parse(out) : out;
 }
 
-async function pollUntil(what, deadlineMs, check) {
+async function pollUntil(what, deadlineMs, check, everyMs = POLL_MS) {
   const end = Date.now() + deadlineMs;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-    await sleep(POLL_MS);
+    await sleep(everyMs);
   }
+}
+
+/**
+ * `treewarden watch --json` in its own process group (ended by group id): each event line is kept
+ * with the time it arrived, so a report's delay is measured where a user would see it.
+ */
+function startWatcher(env) {
+  const watcher = spawn(process.execPath, [CLI, 'watch', '--json'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true,
+  });
+  started.push(-watcher.pid);
+  const events = [];
+  let pending = '';
+  watcher.stdout.setEncoding('utf8');
+  watcher.stdout.on('data', (chunk) => {
+    const atMs = Date.now();
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') events.push({ atMs, event: JSON.parse(line) });
+  });
+  const said = () =>
+    events.map(({ event: e }) => `${e.type} ${e.id ?? e.sessionId}${e.newPids ? ` ${e.newPids}` : ''}`).join(', ') ||
+    `nothing (${watcher.exitCode === null ? 'running' : `exited ${watcher.exitCode}`})`;
+  return { events, said, find: (test) => events.find(({ event }) => test(event)) };
 }
 
 /** The package installed in the cache (reused), or why it cannot be here. */
 function install(agent) {
   const dir = join(CACHE, `${agent.pkg.replace('/', '+')}@${agent.version}`);
   const bin = join(dir, 'node_modules', '.bin', agent.bin);
-  if (existsSync(bin) && !agent.needsInstallScript) return { dir, bin, cached: true };
+  const platform = agent.platformPackage === undefined ? null : join(dir, 'node_modules', agent.platformPackage);
+  const complete = () => existsSync(bin) && (platform === null || existsSync(platform));
+  if (complete()) return { dir, bin, cached: true };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"name":"treewarden-agent-cache","private":true}\n');
   const run = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', `${agent.pkg}@${agent.version}`], {
@@ -70,19 +104,29 @@ function install(agent) {
     timeout: INSTALL_TIMEOUT_MS,
   });
   if (run.status !== 0) return { skip: `npm install failed: ${(run.stderr ?? '').trim().split('\n').pop()}` };
-  // npm 11 blocks dependencies' install scripts: a package that fetches its binary there has none.
-  const log = `${run.stdout}${run.stderr}`;
-  if (!existsSync(bin) || (agent.needsInstallScript && /install-scripts/.test(log)))
+  if (complete()) return { dir, bin, cached: false };
+  // npm 11 blocks dependencies' install scripts, and a launcher whose binary is not an npm
+  // dependency would download it from elsewhere (here only the npm registry is reachable).
+  if (platform === null || !existsSync(bin))
     return { skip: 'its install step downloads the binary from elsewhere (install scripts are blocked)' };
-  return { dir, bin, cached: false };
+  const wanted = `${agent.platformPackage}@${agent.version}`;
+  const view = spawnSync('npm', ['view', wanted, 'version'], { encoding: 'utf8', timeout: 60_000 });
+  return {
+    skip:
+      view.status === 0
+        ? `npm did not install its binary package ${wanted}`
+        : `its binary package ${wanted} is not published on npm (404), so the launcher has no binary`,
+  };
 }
 
+const shellQuote = (word) => `'${word.replaceAll("'", "'\\''")}'`;
+
 /** A wrapper that ignores TERM/INT/HUP and forwards nothing to the stdio server it starts. */
-function writeLeakyWrapper(dir) {
+function writeLeakyWrapper(dir, token) {
   const wrapper = join(dir, 'leaky-mcp.sh');
   writeFileSync(
     wrapper,
-    `#!/bin/sh\ntrap '' TERM INT HUP\n"${process.execPath}" -e 'process.stdin.resume(); setInterval(() => {}, 1000)' tw-leaky-mcp-server &\nwait\n`,
+    `#!/bin/sh\ntrap '' TERM INT HUP\n"${process.execPath}" -e 'process.stdin.resume(); setInterval(() => {}, 1000)' ${token} &\nwait\n`,
   );
   chmodSync(wrapper, 0o755);
   return wrapper;
@@ -103,46 +147,118 @@ function startDecoy() {
   return pid;
 }
 
+function processRows() {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/))
+    .filter(Boolean)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+}
+
+/** The pids under `rootPid` (itself included) as ps sees them now. */
+function descendants(rootPid, rows = processRows()) {
+  const keep = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of rows)
+      if (keep.has(row.ppid) && !keep.has(row.pid)) {
+        keep.add(row.pid);
+        grew = true;
+      }
+  }
+  return keep;
+}
+
+/** The processes under `rootPid` plus any leaky MCP server, for a failure's message. */
+function describeTree(rootPid) {
+  const rows = processRows();
+  const keep = descendants(rootPid, rows);
+  return rows
+    .filter((row) => keep.has(row.pid) || row.args.includes('tw-leaky-mcp-server'))
+    .map((row) => `${row.pid}<${row.ppid} ${row.args.slice(0, 160)}`)
+    .join('; ');
+}
+
 async function runAgent(agent) {
   const installed = install(agent);
-  if (installed.skip) return { agent: agent.id, version: agent.version, launch: agent.launch, skipped: installed.skip };
+  if (installed.skip)
+    return { agent: agent.id, name: agent.name, version: agent.version, launch: agent.launch, skipped: installed.skip };
   const home = mkdtempSync(join(tmpdir(), 'tw-agent-home-'));
   const state = mkdtempSync(join(tmpdir(), 'tw-agent-state-'));
   const project = join(home, 'project');
   mkdirSync(project);
-  const wrapper = writeLeakyWrapper(home);
+  // This run's server only (not another run's or another user's): its argv carries a unique token.
+  const token = `tw-leaky-mcp-server-${basename(home)}`;
+  const isServer = (member) => member.args.includes(token);
+  const wrapper = writeLeakyWrapper(home, token);
   agent.configure({ home, project, wrapper });
   const env = { TREEWARDEN_HOME: state };
   const decoy = startDecoy();
-  const child = spawn(installed.bin, agent.args, {
+  const watcher = startWatcher(env);
+  // A TUI agent gets a terminal the way a user's shell gives it one: script(1)'s pty.
+  const [command, args] = agent.tty
+    ? ['script', ['-qfc', [installed.bin, ...agent.args].map(shellQuote).join(' '), '/dev/null']]
+    : [installed.bin, agent.args];
+  const child = spawn(command, args, {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOME: home, TERM: 'dumb', ...agent.env },
-    stdio: ['pipe', 'ignore', 'ignore'],
+    env: { PATH: process.env.PATH ?? '', HOME: home, TERM: agent.tty ? 'xterm' : 'dumb', ...agent.env },
+    // stdin at EOF, as `agent … </dev/null`: several agents wait to read more prompt from a pipe.
+    stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
   });
   started.push(-child.pid);
   try {
     const session = await pollUntil('the session and its MCP member', RECOGNISE_DEADLINE_MS, () => {
       const rows = cli(['sessions', '--json'], env).sessions ?? [];
-      return rows.find(
-        (row) => row.state === 'live' && row.members.some((member) => member.args.includes('tw-leaky-mcp-server')),
-      );
+      return rows.find((row) => row.state === 'live' && row.members.some(isServer));
+    }).catch((error) => {
+      throw new Error(`${error.message}; processes: ${describeTree(child.pid) || 'none (the agent exited)'}`);
     });
-    const server = session.members.find((member) => member.args.includes('tw-leaky-mcp-server'));
-    started.push(server.pid);
+    // The watcher finds new sessions on its full scans; the agent is ended once it follows this one.
+    await pollUntil('the watcher to follow the session', RECOGNISE_DEADLINE_MS, () =>
+      watcher.find((e) => e.type === 'session-started' && e.root.pid === session.root.pid),
+    ).catch((error) => {
+      throw new Error(`${error.message} ${session.id}; the watcher said: ${watcher.said()}`);
+    });
     // The agent exits (its processes, not the MCP server's: the wrapper forwards nothing anyway).
     const agentPids = [session.root.pid, ...session.members.filter((m) => m.role === 'agent').map((m) => m.pid)];
     for (const pid of agentPids) if (alive(pid)) process.kill(pid, 'SIGTERM');
-    await pollUntil('the agent to exit', EXIT_DEADLINE_MS, () => agentPids.every((pid) => !alive(pid)));
+    await pollUntil('the agent to exit', EXIT_DEADLINE_MS, () => agentPids.every((pid) => !alive(pid)), EXIT_POLL_MS);
     const exitAt = Date.now();
-    const leak = await pollUntil('the leftover to be reported', REPORT_BOUND_MS, () => {
-      const groups = cli(['orphans', '--json'], env).groups ?? [];
-      return groups.find((group) => group.kind === 'agent' && group.processes.some((p) => p.pid === server.pid));
+    // What is left: this run's servers still alive (an agent may have restarted the one seen first).
+    const leftovers = processRows()
+      .filter((row) => row.args.includes(token) && !row.args.startsWith('ps '))
+      .map((row) => row.pid);
+    if (leftovers.length === 0) throw new Error('the agent ended its MCP servers itself: nothing was left over');
+    const isLeftover = (e) => e.type === 'leak-found' && e.processes.some((p) => leftovers.includes(p.pid));
+    const found = await pollUntil(
+      'the watcher to report the leftover',
+      REPORT_DEADLINE_MS,
+      // A session's leak, or after REPORT_BOUND_MS also a markers-only one (reported as such).
+      () =>
+        watcher.find((e) => isLeftover(e) && e.root !== null) ??
+        (Date.now() - exitAt > REPORT_BOUND_MS ? watcher.find(isLeftover) : undefined),
+      EXIT_POLL_MS,
+    ).catch((error) => {
+      throw new Error(
+        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said: ${watcher.said()}`,
+      );
     });
-    const reportMs = Date.now() - exitAt;
+    // Reported before the last agent process was gone counts as at once.
+    const reportMs = Math.max(0, found.atMs - exitAt);
+    const leak = found.event;
     cli(['orphans', '--clean'], env);
-    await pollUntil('plain orphans --clean to end the leftover', EXIT_DEADLINE_MS, () => !alive(server.pid));
+    await pollUntil('plain orphans --clean to end the leftover', EXIT_DEADLINE_MS, () =>
+      leftovers.every((pid) => !alive(pid)),
+    );
     if (!alive(decoy)) throw new Error('the decoy was ended');
+    const problems = [
+      ...(session.agent === agent.id ? [] : [`recognised as ${session.agent}`]),
+      ...(leak.root === null ? ['leftover found from markers only'] : []),
+      ...(reportMs <= REPORT_BOUND_MS
+        ? []
+        : [`leftover reported ${reportMs} ms after exit (bound ${REPORT_BOUND_MS} ms)`]),
+    ];
     return {
       agent: agent.id,
       name: agent.name,
@@ -154,9 +270,15 @@ async function runAgent(agent) {
       leakedAs: leak.root === null ? 'markers-only' : 'session',
       reportMs,
       cached: installed.cached,
-      ok: session.agent === agent.id && leak.root !== null,
+      ok: problems.length === 0,
+      ...(problems.length > 0 ? { error: problems.join('; ') } : {}),
     };
   } finally {
+    // A pty agent runs in script(1)'s new session, outside the group recorded above: its tree by pid.
+    // Servers an agent orphaned while it lived (Copilot and Kilo restart theirs) carry this run's token.
+    const rows = processRows();
+    for (const pid of descendants(child.pid, rows)) started.push(pid);
+    for (const row of rows) if (row.args.includes(token)) started.push(row.pid);
     rmSync(home, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   }
@@ -182,7 +304,14 @@ async function main() {
     try {
       result = await runAgent(agent);
     } catch (error) {
-      result = { agent: agent.id, version: agent.version, launch: agent.launch, ok: false, error: String(error) };
+      result = {
+        agent: agent.id,
+        name: agent.name,
+        version: agent.version,
+        launch: agent.launch,
+        ok: false,
+        error: String(error),
+      };
     } finally {
       endStarted();
     }
@@ -196,10 +325,17 @@ async function main() {
     const figure = result.reportMs === undefined ? '' : `, leftover reported ${result.reportMs} ms after exit`;
     console.log(`${agent.id} ${agent.version}: ${status}${figure} (${result.seconds} s)`);
   }
-  writeFileSync(
-    RESULT_FILE,
-    `${JSON.stringify({ ranAt: new Date().toISOString(), seconds: (Date.now() - t0) / 1000, results }, null, 2)}\n`,
-  );
+  // A run of some agents keeps the others' last results (each carries its own date).
+  const previous = existsSync(RESULT_FILE) ? JSON.parse(readFileSync(RESULT_FILE, 'utf8')).results : [];
+  const ranAt = new Date().toISOString();
+  const merged = AGENTS.flatMap(
+    (agent) =>
+      results.find((r) => r.agent === agent.id) ??
+      previous.find((r) => r.agent === agent.id && r.version === agent.version) ??
+      [],
+  ).map((r) => ({ verified: ranAt.slice(0, 10), ...r }));
+  const seconds = (Date.now() - t0) / 1000;
+  writeFileSync(RESULT_FILE, `${JSON.stringify({ ranAt, seconds, agents: only, results: merged }, null, 2)}\n`);
   console.log(
     `test:agents: ${results.filter((r) => r.ok).length} ok, ${results.filter((r) => r.skipped).length} skipped, ${results.filter((r) => !r.ok && !r.skipped).length} failed in ${Math.round((Date.now() - t0) / 1000)} s`,
   );

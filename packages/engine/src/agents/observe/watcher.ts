@@ -147,6 +147,8 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let subreapers = new Set<number>();
   let liveRoots: readonly ProcessIdentity[] = [];
   const containers = containerFollower(options);
+  // Live session ids as the last tick saw them.
+  let followed: ReadonlySet<string> = new Set();
   return {
     liveRoots: () => liveRoots,
     close: () => containers.close(),
@@ -175,9 +177,10 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       containers.sessions(remembered, full);
       liveRoots = observation.live.map(({ root }) => ({ pid: root.pid, startTime: root.startTime }));
       const events: AgentEvent[] = [
-        ...observation.started.map((session) => ({ type: 'session-started' as const, session })),
+        ...newlyFollowed(observation, followed).map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
       ];
+      followed = new Set(observation.live.map((session) => session.id));
       events.push(...newCleanups(observation.sessions, cleanups));
       cleanups = new Map(observation.sessions.map((session) => [session.id, session.hook?.cleanup?.atMs ?? 0]));
       const current = new Set<string>();
@@ -192,6 +195,20 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       return { observation, events };
     },
   };
+}
+
+/**
+ * Sessions this watcher starts following: the ones new to the store, and any live session it did
+ * not follow last tick. Another observer sharing the state dir (a `sessions` or `orphans` run) may
+ * have remembered a session first, even before this watcher's first tick; the store then calls it
+ * known, but this watcher has not told it yet.
+ */
+function newlyFollowed(observation: AgentObservation, followed: ReadonlySet<string>): StoredSession[] {
+  const started = new Set(observation.started.map((session) => session.id));
+  const live = new Set(observation.live.map((session) => session.id));
+  return observation.sessions.filter(
+    (session) => started.has(session.id) || (live.has(session.id) && !followed.has(session.id)),
+  );
 }
 
 /** Reaper reports newer than the last tick's; none on the first tick (those are history, not news). */
