@@ -20,7 +20,8 @@ const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ')
 
 function outcome(result) {
   if (result.skipped) return `skipped: ${result.skipped}`;
-  if (result.ok) return `ok: session \`${result.session}\`, leftover reported ${result.reportMs} ms after exit`;
+  if (result.ok)
+    return `ok: session \`${result.session}\`, leftover reported ${result.reportMs} ms after exit${result.missed === undefined ? '' : ' (over the 1 s target)'}`;
   const why =
     result.error ?? (result.reportMs > 1000 ? `leftover reported ${result.reportMs} ms after exit` : 'failed');
   return `failed: ${why.replace(/^Error: /, '').split(';')[0]}`;

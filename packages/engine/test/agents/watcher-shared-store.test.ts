@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
-import { createAgentWatcher } from '../../src/agents/observe/watcher.js';
+import { type AgentEvent, createAgentWatcher } from '../../src/agents/observe/watcher.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
 import { makeTempDir, pollUntil, useProcessTracker } from '../helpers/index.js';
 
@@ -19,6 +19,16 @@ function storeContext() {
   const stateRoot = makeTempDir();
   const { rules } = loadAgentRules(stateRoot);
   return { stateRoot, rules, readMarkers: markerReaderFor(rules) };
+}
+
+/**
+ * The sessions of `pid` a tick announced: other tests' and other people's agents live on the same
+ * machine, and a watcher's first tick rightly announces every live one.
+ */
+function startedFor(events: readonly AgentEvent[], pid: number): string[] {
+  return events.flatMap((event) =>
+    event.type === 'session-started' && event.session.root.pid === pid ? [event.session.id] : [],
+  );
 }
 
 /** The launcher's shape; `seenByCli` is `treewarden sessions` remembering it in the shared store. */
@@ -45,9 +55,8 @@ describe('a watcher sharing its store with the CLI', () => {
     const { pid, seenByCli } = startKilo(context);
     const cli = await seenByCli();
     expect(cli.agent).toBe('kilo');
-    const started = watcher.tick().events.filter((event) => event.type === 'session-started');
-    expect(started.map((event) => event.session.id)).toEqual([cli.id]);
-    expect(watcher.tick().events.filter((event) => event.type === 'session-started')).toEqual([]);
+    expect(startedFor(watcher.tick().events, pid)).toEqual([cli.id]);
+    expect(startedFor(watcher.tick().events, pid)).toEqual([]);
     expect(watcher.liveRoots().map((root) => root.pid)).toContain(pid);
   });
 
@@ -56,9 +65,8 @@ describe('a watcher sharing its store with the CLI', () => {
     const { pid, seenByCli } = startKilo(context);
     const cli = await seenByCli();
     const watcher = createAgentWatcher({ ...context, fullScanIntervalMs: 0 });
-    const started = watcher.tick().events.filter((event) => event.type === 'session-started');
-    expect(started.map((event) => event.session.id)).toEqual([cli.id]);
-    expect(watcher.tick().events.filter((event) => event.type === 'session-started')).toEqual([]);
+    expect(startedFor(watcher.tick().events, pid)).toEqual([cli.id]);
+    expect(startedFor(watcher.tick().events, pid)).toEqual([]);
     expect(watcher.liveRoots().map((root) => root.pid)).toContain(pid);
   });
 });

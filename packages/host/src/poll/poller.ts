@@ -119,9 +119,18 @@ async function readTable(context: HostContext, watching: boolean): Promise<Proce
   return context.reader.readTrees([...roots]);
 }
 
-/** Live agent sessions' roots as the last tick saw them. */
+/**
+ * Live agent sessions' roots and their agent processes as the last tick saw them: a launcher that
+ * dies first (Codex's npm shim, Gemini's relaunch) leaves the agent working, and the agent's end
+ * is what makes its leftovers news.
+ */
 function liveSessionRoots(context: HostContext): ProcessIdentity[] {
-  return (context.agentScan?.rows ?? []).filter((row) => row.state === 'live').map((row) => row.root);
+  return (context.agentScan?.rows ?? [])
+    .filter((row) => row.state === 'live')
+    .flatMap((row) => [
+      row.root,
+      ...row.members.filter((member) => member.role === 'agent').map(({ pid, startTime }) => ({ pid, startTime })),
+    ]);
 }
 
 export function createPoller({ context, heldLeases, ownedCpu, systemCpu, sessionCpu }: PollerDeps): Poller {

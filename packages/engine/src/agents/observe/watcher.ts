@@ -33,7 +33,7 @@ export type AgentEvent =
 
 export interface AgentWatcher {
   tick(now?: number): { readonly observation: AgentObservation; readonly events: readonly AgentEvent[] };
-  /** The live sessions' roots as the last tick saw them (what `waitForTickOrRootExit` looks at). */
+  /** The live sessions' roots and agent processes as the last tick saw them (what `waitForTickOrRootExit` looks at). */
   liveRoots(): readonly ProcessIdentity[];
   /** Closes the container event stream, if one is open (the process table needs no closing). */
   close(): void;
@@ -175,7 +175,14 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
       remembered = [...observation.sessions];
       containers.sessions(remembered, full);
-      liveRoots = observation.live.map(({ root }) => ({ pid: root.pid, startTime: root.startTime }));
+      // The agent's own processes, not just the root: a launcher that dies first (Codex's npm shim,
+      // Gemini's relaunch) leaves the agent working, and its end is what makes leftovers news.
+      liveRoots = observation.live.flatMap(({ root, members }) => [
+        { pid: root.pid, startTime: root.startTime },
+        ...members
+          .filter((member) => member.role === 'agent')
+          .map(({ entry }) => ({ pid: entry.pid, startTime: entry.startTime })),
+      ]);
       const events: AgentEvent[] = [
         ...newlyFollowed(observation, followed).map((session) => ({ type: 'session-started' as const, session })),
         ...observation.ended.map((session) => ({ type: 'session-ended' as const, session })),
