@@ -16,7 +16,7 @@ import { SessionView } from './session-view';
 import { Sidebar } from './sidebar';
 import { StartRunDialog } from './start-run';
 import { SystemView } from './system-view';
-import { ConnectionNotice, TopBar } from './top-bar';
+import { ConnectionNotice, TopBar, VIEWS } from './top-bar';
 import { TrimDialog } from './trim-dialog';
 import { WarningBanner } from './warning-banner';
 
@@ -41,8 +41,13 @@ export function App() {
   useLeakNotifications();
   const showDetails = useAppStore((state) => state.view === 'runs' && state.selectedRunId !== null);
   const waiting = useAppStore((state) => state.snapshot === null && state.view === 'runs');
+  const view = useAppStore((state) => state.view);
+  const viewLabel = VIEWS.find((item) => item.id === view)?.label ?? view;
   return (
     <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to the view
+      </a>
       <TopBar />
       <ConnectionNotice />
       <WarningBanner />
@@ -50,8 +55,10 @@ export function App() {
       <AlertBanner />
       <div className="body">
         <Sidebar />
-        <main className="main">
-          <div className="view">
+        <main className="main" id="main" tabIndex={-1}>
+          {/* One h1 per view, for screen readers: the tabs already show its name. */}
+          <h1 className="sr-only">{viewLabel}</h1>
+          <div className="view" id="view-panel" role="tabpanel" aria-labelledby={`tab-${view}`}>
             {waiting ? <div className="placeholder">Waiting for the host…</div> : <CurrentView />}
           </div>
           <ActivityPanel />

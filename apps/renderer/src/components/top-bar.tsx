@@ -1,11 +1,12 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
 import { requestPollInterval } from '../actions/actions';
+import { tabKeyTarget } from '../model/tab-keys';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
 import { ExportSettingsButton } from './export-settings';
 
-const VIEWS: Array<{ id: ViewName; label: string }> = [
+export const VIEWS: ReadonlyArray<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'system', label: 'All processes' },
@@ -38,13 +39,30 @@ export function TopBar() {
         <span className="brand-mark" aria-hidden="true" />
         Treewarden
       </div>
-      <div className="tabs" role="tablist" aria-label="Views">
+      <div
+        className="tabs"
+        role="tablist"
+        aria-label="Views"
+        onKeyDown={(event) => {
+          // WAI-ARIA tabs: arrows, Home and End move and select; only the selected tab is in the Tab order.
+          const index = VIEWS.findIndex((item) => item.id === view);
+          const next = tabKeyTarget(event.key, index, VIEWS.length);
+          const target = next === null ? undefined : VIEWS[next];
+          if (!target) return;
+          event.preventDefault();
+          setView(target.id);
+          document.getElementById(`tab-${target.id}`)?.focus();
+        }}
+      >
         {VIEWS.map((item) => (
           <button
             key={item.id}
+            id={`tab-${item.id}`}
             type="button"
             role="tab"
             aria-selected={view === item.id}
+            aria-controls="view-panel"
+            tabIndex={view === item.id ? 0 : -1}
             className={`tab${view === item.id ? ' active' : ''}`}
             onClick={() => setView(item.id)}
           >
