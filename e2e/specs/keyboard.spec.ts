@@ -114,6 +114,8 @@ test.describe('keyboard only', () => {
     await test.step('clean-up: Tab to "Clean up all", Enter, scroll the list, Tab to Clean up, Enter', async () => {
       const banner = app.getByTestId('orphan-banner');
       await expect(banner).toContainText(`${leak.pid}`, { timeout: LEAK_SCAN_TIMEOUT_MS });
+      // The browser tab says it too, for a user looking at another tab.
+      await expect(app).toHaveTitle(/^\(\d+ leaked\) Treewarden$/);
       await banner.getByRole('button', { name: 'Clean up all' }).focus();
       await app.keyboard.press('Enter');
       const dialog = app.getByRole('dialog', { name: 'Confirm clean-up' });

@@ -1,5 +1,6 @@
 /** The window: app bar, banners, leases sidebar, the current view, run details and activity. */
 import { useLeakNotifications } from '../hooks/use-leak-notifications';
+import { useLeakTitle } from '../hooks/use-leak-title';
 import { useThemeAttribute } from '../hooks/use-theme';
 import { useAppStore } from '../store/store';
 import { ActivityPanel } from './activity';
@@ -39,6 +40,7 @@ function CurrentView() {
 export function App() {
   useThemeAttribute();
   useLeakNotifications();
+  useLeakTitle();
   const showDetails = useAppStore((state) => state.view === 'runs' && state.selectedRunId !== null);
   const waiting = useAppStore((state) => state.snapshot === null && state.view === 'runs');
   const view = useAppStore((state) => state.view);
