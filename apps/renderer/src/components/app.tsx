@@ -23,6 +23,8 @@ import { WarningBanner } from './warning-banner';
 
 function CurrentView() {
   const view = useAppStore((state) => state.view);
+  // Data shown after the host went away is a picture of the past: greyed, and nothing acts on it.
+  const stale = useAppStore((state) => state.connection.status !== 'open' && state.snapshot !== null);
   switch (view) {
     case 'runs':
       return <LeaseView />;
@@ -44,9 +46,11 @@ export function App() {
   const showDetails = useAppStore((state) => state.view === 'runs' && state.selectedRunId !== null);
   const waiting = useAppStore((state) => state.snapshot === null && state.view === 'runs');
   const view = useAppStore((state) => state.view);
+  // Data shown after the host went away is a picture of the past: greyed, and nothing acts on it.
+  const stale = useAppStore((state) => state.connection.status !== 'open' && state.snapshot !== null);
   const viewLabel = VIEWS.find((item) => item.id === view)?.label ?? view;
   return (
-    <div className="app">
+    <div className={`app${stale ? ' stale' : ''}`}>
       <a className="skip-link" href="#main">
         Skip to the view
       </a>
@@ -55,7 +59,7 @@ export function App() {
       <WarningBanner />
       <OrphanBanner />
       <AlertBanner />
-      <div className="body">
+      <div className="body" inert={stale} data-testid="app-body">
         <Sidebar />
         <main className="main" id="main" tabIndex={-1}>
           {/* One h1 per view, for screen readers: the tabs already show its name. */}

@@ -105,7 +105,13 @@ export function TopBar() {
         >
           {THEME_LABEL[theme]}
         </button>
-        <button type="button" className="btn btn-sm btn-primary" onClick={() => setStartFormOpen(true)}>
+        <button
+          type="button"
+          className="btn btn-sm btn-primary"
+          disabled={connection !== 'open'}
+          title={connection === 'open' ? 'Start a supervised run' : 'No host connection: nothing can be started'}
+          onClick={() => setStartFormOpen(true)}
+        >
           New run
         </button>
       </div>
@@ -114,16 +120,28 @@ export function TopBar() {
 }
 
 export function ConnectionNotice() {
-  const { status, message } = useAppStore(
-    useShallow((state) => ({ status: state.connection.status, message: state.connection.message })),
+  const { status, message, stale } = useAppStore(
+    useShallow((state) => ({
+      status: state.connection.status,
+      message: state.connection.message,
+      stale: state.connection.status !== 'open' && state.snapshot !== null,
+    })),
   );
-  if (status === 'open' || !message) return null;
+  if (status === 'open' || (!message && !stale)) return null;
   return (
     <div className="banner banner-warn" role="status" data-testid="connection-notice">
       <span className="banner-icon" aria-hidden="true">
         ⚡
       </span>
-      <div className="banner-body">{message}</div>
+      <div className="banner-body">
+        {stale ? (
+          <strong data-testid="stale-notice">
+            Lost the host connection: what shows is from before and may no longer be true; actions are off until it
+            reconnects.{' '}
+          </strong>
+        ) : null}
+        {message}
+      </div>
     </div>
   );
 }
