@@ -5,8 +5,11 @@
  * whose root was SIGKILLed (the agent clean-up list). Any serious or critical violation fails the
  * test, and every one found is printed with its nodes first, so one run shows them all.
  */
+
+import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { TEST_SHOT_DIR } from '../support/env';
 import { type FakeClaude, startFakeClaude } from '../support/fake-agent';
 import { expect, test } from '../support/fixtures';
 import { buildScene, type Scene } from '../support/scene';
@@ -121,7 +124,20 @@ test.describe('accessibility', () => {
       const clean = app.getByRole('dialog');
       await expect(clean).toContainText('MCP server of claude-code');
       await audit(app, 'agent clean-up dialog', findings);
-      await clean.getByRole('button', { name: 'Cancel' }).click();
+      // One compact row per target at 1024×700 (7 or more fit), each line whole once the list has the focus.
+      await app.setViewportSize({ width: 1024, height: 700 });
+      const lines = clean.locator('.confirm-lines li');
+      const heights = await lines.evaluateAll((items) => items.map((item) => item.getBoundingClientRect().height));
+      expect(heights.length).toBeGreaterThan(0);
+      for (const height of heights) expect(height, 'one line per clean-up target').toBeLessThan(26);
+      await app.screenshot({ path: join(TEST_SHOT_DIR, 'agent-clean-1024x700-light.png') });
+      // From Cancel (focused on open), Shift+Tab reaches the list: from the keyboard every line shows whole.
+      await expect(clean.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      await app.keyboard.press('Shift+Tab');
+      await expect(clean.locator('.confirm-lines')).toBeFocused();
+      expect(await lines.first().evaluate((item) => item.getBoundingClientRect().height)).toBeGreaterThan(26);
+      await app.setViewportSize({ width: 1440, height: 900 });
+      await app.keyboard.press('Escape');
       await expect(clean).toBeHidden();
     });
 

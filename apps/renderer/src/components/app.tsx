@@ -23,8 +23,6 @@ import { WarningBanner } from './warning-banner';
 
 function CurrentView() {
   const view = useAppStore((state) => state.view);
-  // Data shown after the host went away is a picture of the past: greyed, and nothing acts on it.
-  const stale = useAppStore((state) => state.connection.status !== 'open' && state.snapshot !== null);
   switch (view) {
     case 'runs':
       return <LeaseView />;
