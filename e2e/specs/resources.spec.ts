@@ -114,9 +114,9 @@ test.describe('ports and resource history', () => {
     await app.getByRole('tab', { name: 'All processes' }).click();
     await expect(app.getByTestId('system-count')).toContainText(/[1-9]\d* processes/);
     // `treewarden serve` itself listens on loopback: at least one row has a port once the map is read.
-    const ports = app.locator('[role="columnheader"]', { hasText: 'Ports' });
+    const ports = app.locator('.prow-header .cell', { hasText: 'Ports' });
     await ports.getByRole('button').click();
-    await expect(ports).toHaveAttribute('aria-sort', 'ascending');
+    await expect(ports).toHaveAttribute('data-sort', 'ascending');
     const firstPorts = app.locator('.system-scroll [role="treeitem"] .col-ports').first();
     await expect(firstPorts).toHaveText(/:\d+/, { timeout: PORT_WAIT_MS });
 

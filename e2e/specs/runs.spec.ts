@@ -67,7 +67,9 @@ test.describe('runs started from the UI', () => {
       lease: 'e2e-timeout',
     });
     await expect(card.getByTestId('countdown')).toContainText(/times out in 0:0[1-3]|timing out/);
-    await expect(card.locator('.run-meta [data-classification="timeout"]')).toBeVisible();
+    await expect(card.locator('.run-meta [data-classification="timeout"]')).toHaveText('timed out after 3 s');
+    // An ended card offers nothing to kill.
+    await expect(card.getByRole('button', { name: 'Kill tree' })).toHaveCount(0);
     await expect(rows(card)).toHaveCount(0, { timeout: KILL_TIMEOUT_MS });
     await expect((await openActivity(app)).locator('.outcome[data-kind="runEnded"]').first()).toContainText('timeout');
   });

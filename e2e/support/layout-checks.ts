@@ -117,3 +117,40 @@ export async function clippedMarkers(page: Page): Promise<Problem[]> {
     return problems;
   });
 }
+
+/** Sidebar names that are cut (clamped or ellipsized): two entries must never be told apart only by what is hidden. */
+export async function cutSidebarNames(page: Page): Promise<Problem[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLElement>('.sidebar .lease-name'))
+      .filter((name) => name.getBoundingClientRect().width > 0)
+      .filter((name) => name.scrollHeight > name.clientHeight + 1 || name.scrollWidth > name.clientWidth + 1)
+      .map((name) => ({ what: 'sidebar name cut', detail: name.textContent ?? '' })),
+  );
+}
+
+/** Header cells of process grids, and every Age cell, whose text does not fit ("18m …" says nothing). */
+export async function clippedHeaders(page: Page): Promise<Problem[]> {
+  return page.evaluate(() => {
+    const problems: Array<{ what: string; detail: string }> = [];
+    for (const cell of Array.from(document.querySelectorAll<HTMLElement>('.prow-header .cell, .prow .col-age'))) {
+      const box = cell.getBoundingClientRect();
+      if (box.width === 0 || !cell.textContent?.trim()) continue;
+      const scroller = cell.closest('section.run, .system-view, .details');
+      const outer = scroller?.getBoundingClientRect();
+      const outside = outer !== undefined && box.right > outer.right + 0.5;
+      if (cell.scrollWidth > cell.clientWidth + 1 || outside)
+        problems.push({ what: 'column cell clipped', detail: cell.textContent ?? '' });
+    }
+    return problems;
+  });
+}
+
+/** The banners' height together (connection, warning, leak, pile-up). */
+export async function bannersHeight(page: Page): Promise<number> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('.app > .banner')).reduce(
+      (sum, banner) => sum + banner.getBoundingClientRect().height,
+      0,
+    ),
+  );
+}

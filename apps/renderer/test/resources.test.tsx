@@ -112,7 +112,7 @@ describe('ports and resource history', () => {
     act(() => {
       useAppStore.getState().replaceSystem([makeProcess({ pid: 1, ppid: 0 }), makeProcess({ pid: 200, ppid: 1 })]);
     });
-    expect(screen.getByRole('columnheader', { name: /Ports/ })).toBeTruthy();
+    expect(screen.getByRole('button', { name: /^Sort by Ports/ })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Flagged' }));
     expect(screen.getByTestId('system-empty').textContent).toContain('Nothing is flagged');
   });

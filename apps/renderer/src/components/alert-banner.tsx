@@ -8,6 +8,7 @@ import { liveAlerts } from '@treewarden/protocol';
 import { alertLabel, plural } from '../model/session-alerts';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { useBannerFold } from './banner-toggle';
 
 /** Alerts the banner names before summarising the rest. */
 const NAMED_ALERTS = 2;
@@ -24,6 +25,7 @@ export function AlertBanner() {
   const alerts = liveAlerts(sessionsNow);
   const selectSession = useAppStore((state) => state.selectSession);
   const setView = useAppStore((state) => state.setView);
+  const { foldClass, toggle } = useBannerFold();
   if (alerts.length === 0) return null;
   const sessions = new Set(alerts.map(({ session }) => session.id));
   const first = alerts[0];
@@ -32,7 +34,7 @@ export function AlertBanner() {
     setView('sessions');
   };
   return (
-    <div className="banner banner-warning banner-alerts" role="status" data-testid="alert-banner">
+    <div className={`banner banner-warning banner-alerts${foldClass}`} role="status" data-testid="alert-banner">
       <span className="banner-icon" aria-hidden="true">
         ⚠
       </span>
@@ -55,6 +57,7 @@ export function AlertBanner() {
           </span>
         ) : null}
       </div>
+      {toggle}
       <button
         type="button"
         className="btn"

@@ -63,15 +63,22 @@ export const KILLED_BY_TEXT: Record<Killer, string | null> = {
 export function ClassificationBadge({
   classification,
   killedBy,
+  timeoutSeconds,
 }: {
   classification: string;
   killedBy?: Killer | null | undefined;
+  /** Where known, a timeout says its length: "timed out after 25 s". */
+  timeoutSeconds?: number | null | undefined;
 }) {
   const tone = CLASSIFICATION_TONE[classification as Classification] ?? 'muted';
   const by = killedBy == null ? null : KILLED_BY_TEXT[killedBy];
+  const label =
+    classification === 'timeout' && timeoutSeconds != null
+      ? `timed out after ${timeoutSeconds} s`
+      : classification.replace('_', ' ');
   return (
     <span className={`badge badge-${tone}`} data-classification={classification} data-killed-by={killedBy ?? undefined}>
-      {classification.replace('_', ' ')}
+      {label}
       {by === null ? '' : ` · ${by}`}
     </span>
   );

@@ -37,9 +37,11 @@ export function ConfirmAction() {
       {request ? (
         <div className="dialog-body">
           <h3>{request.title}</h3>
-          <ul className="confirm-lines">
+          {/* Focusable so a keyboard can scroll a long list (arrows, Page Down) and, focused, read every line whole. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to scroll */}
+          <ul className="confirm-lines" tabIndex={0} aria-label="What it will signal">
             {request.lines.slice(0, LISTED_LINES).map((line) => (
-              <li key={line}>
+              <li key={line} title={line}>
                 <code>{line}</code>
               </li>
             ))}

@@ -13,6 +13,7 @@ import { cleanKey, requestCleanOrphans } from '../actions/actions';
 import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { describeSources, ROLE_LABELS, splitAgentLeaks } from '../model/agent-leaks';
 import { useAppStore } from '../store/store';
+import { useBannerFold } from './banner-toggle';
 
 /** How many leaked processes the banner names before summarising the rest. */
 const NAMED_ORPHANS = 3;
@@ -41,6 +42,7 @@ export function OrphanBanner() {
   const agentCleaning = useAppStore(
     (state) => agentCleanKey() in state.pending || agentCleanKey(undefined, true) in state.pending,
   );
+  const { foldClass, toggle } = useBannerFold();
   if (orphans.length === 0) return null;
   const agent = splitAgentLeaks(orphans);
   const recorded = orphans.filter((orphan) => orphan.kind === 'over');
@@ -58,7 +60,7 @@ export function OrphanBanner() {
       onConfirm: () => void requestCleanOrphans(undefined, true),
     });
   return (
-    <div className="banner banner-danger" role="alert" data-testid="orphan-banner">
+    <div className={`banner banner-danger${foldClass}`} role="alert" data-testid="orphan-banner">
       <span className="banner-icon" aria-hidden="true">
         ⚠
       </span>
@@ -89,6 +91,7 @@ export function OrphanBanner() {
           </span>
         ))}
       </div>
+      {toggle}
       {recorded.length > 0 || agent.remembered.length > 0 ? (
         <button
           type="button"

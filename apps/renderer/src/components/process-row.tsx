@@ -233,11 +233,19 @@ function HeaderCell({
   if (!onSort) return <div className={`cell ${className}`}>{label}</div>;
   const current = sort?.key === sortKey ? sort.direction : 'none';
   const arrow = current === 'ascending' ? ' ▲' : current === 'descending' ? ' ▼' : '';
+  const said = current === 'none' ? '' : `, sorted ${current}`;
+  // No columnheader/aria-sort: the rows below are a role=tree, which has no header row. The sort
+  // state is in the button's name and pressed state instead, and data-sort for the styles.
   return (
-    // biome-ignore lint/a11y/useSemanticElements: the rows are CSS grid rows shared with a virtualised tree, not a <table>
-    // biome-ignore lint/a11y/useFocusableInteractive: the sort button inside takes the focus
-    <div className={`cell ${className}`} role="columnheader" aria-sort={current}>
-      <button type="button" className="sort" onClick={() => onSort(sortKey)} title={`Sort by ${label.toLowerCase()}`}>
+    <div className={`cell ${className}`} data-sort={current}>
+      <button
+        type="button"
+        className="sort"
+        onClick={() => onSort(sortKey)}
+        title={`Sort by ${label.toLowerCase()}`}
+        aria-pressed={current !== 'none'}
+        aria-label={`Sort by ${label}${said}`}
+      >
         {label}
         {arrow}
       </button>
@@ -246,16 +254,11 @@ function HeaderCell({
 }
 
 export function ProcessHeader(props: ProcessHeaderProps = {}) {
-  const sortable = props.onSort !== undefined;
   return (
-    <div className={`prow prow-header${props.showPorts ? ' prow-ports' : ''}`} role={sortable ? 'row' : 'presentation'}>
-      <div className="cell cell-name" role={sortable ? 'columnheader' : undefined}>
-        Process
-      </div>
+    <div className={`prow prow-header${props.showPorts ? ' prow-ports' : ''}`}>
+      <div className="cell cell-name">Process</div>
       <HeaderCell label="PID" sortKey="pid" className="num col-pid" props={props} />
-      <div className="cell col-state" role={sortable ? 'columnheader' : undefined}>
-        State
-      </div>
+      <div className="cell col-state">State</div>
       <HeaderCell label="CPU %" sortKey="cpu" className="num col-cpu" props={props} />
       <HeaderCell label="Memory" sortKey="memory" className="num col-mem" props={props} />
       <HeaderCell label="Age" sortKey="age" className="num col-age" props={props} />

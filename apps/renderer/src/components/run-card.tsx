@@ -103,7 +103,11 @@ function RunCardView({ run }: { run: RunView }) {
         </div>
         <div className="run-meta">
           {run.phase === 'ended' && run.classification ? (
-            <ClassificationBadge classification={run.classification} killedBy={run.killedBy} />
+            <ClassificationBadge
+              classification={run.classification}
+              killedBy={run.killedBy}
+              timeoutSeconds={run.timeoutSeconds}
+            />
           ) : run.unsupervised ? (
             <span
               className="badge badge-bad"
@@ -132,24 +136,27 @@ function RunCardView({ run }: { run: RunView }) {
           </span>
         </div>
         <div className="run-actions">
-          <button
-            type="button"
-            className="btn btn-sm btn-danger"
-            disabled={!canKill}
-            title={killRefusal ?? 'End this run’s whole tree (asks first)'}
-            onClick={() => {
-              if (run.root)
-                askKill({
-                  target: run.root,
-                  command: rootNode?.commandLine ?? commandLine,
-                  scope: 'tree',
-                  runId: run.id,
-                  ...(rootNode ? { startedAtMs: rootNode.startedAtMs } : {}),
-                });
-            }}
-          >
-            Kill tree
-          </button>
+          {/* An ended run offers no Kill: a red button there reads as something still to end. */}
+          {run.phase === 'ended' ? null : (
+            <button
+              type="button"
+              className="btn btn-sm btn-danger"
+              disabled={!canKill}
+              title={killRefusal ?? 'End this run’s whole tree (asks first)'}
+              onClick={() => {
+                if (run.root)
+                  askKill({
+                    target: run.root,
+                    command: rootNode?.commandLine ?? commandLine,
+                    scope: 'tree',
+                    runId: run.id,
+                    ...(rootNode ? { startedAtMs: rootNode.startedAtMs } : {}),
+                  });
+              }}
+            >
+              Kill tree
+            </button>
+          )}
           <button
             type="button"
             className="btn btn-sm"

@@ -113,7 +113,11 @@ export function RunDetails() {
         <h3 title={run.id}>{run.id}</h3>
         <CopyButton text={run.id} what="run id" />
         {run.classification ? (
-          <ClassificationBadge classification={run.classification} killedBy={run.killedBy} />
+          <ClassificationBadge
+            classification={run.classification}
+            killedBy={run.killedBy}
+            timeoutSeconds={run.timeoutSeconds}
+          />
         ) : (
           <PhaseBadge phase={run.phase} />
         )}

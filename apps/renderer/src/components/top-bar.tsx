@@ -1,11 +1,12 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
 import { requestPollInterval } from '../actions/actions';
+import { tabKeyTarget } from '../model/tab-keys';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
 import { ExportSettingsButton } from './export-settings';
 
-const VIEWS: Array<{ id: ViewName; label: string }> = [
+export const VIEWS: ReadonlyArray<{ id: ViewName; label: string }> = [
   { id: 'runs', label: 'Runs' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'system', label: 'All processes' },
@@ -38,13 +39,30 @@ export function TopBar() {
         <span className="brand-mark" aria-hidden="true" />
         Treewarden
       </div>
-      <div className="tabs" role="tablist" aria-label="Views">
+      <div
+        className="tabs"
+        role="tablist"
+        aria-label="Views"
+        onKeyDown={(event) => {
+          // WAI-ARIA tabs: arrows, Home and End move and select; only the selected tab is in the Tab order.
+          const index = VIEWS.findIndex((item) => item.id === view);
+          const next = tabKeyTarget(event.key, index, VIEWS.length);
+          const target = next === null ? undefined : VIEWS[next];
+          if (!target) return;
+          event.preventDefault();
+          setView(target.id);
+          document.getElementById(`tab-${target.id}`)?.focus();
+        }}
+      >
         {VIEWS.map((item) => (
           <button
             key={item.id}
+            id={`tab-${item.id}`}
             type="button"
             role="tab"
             aria-selected={view === item.id}
+            aria-controls="view-panel"
+            tabIndex={view === item.id ? 0 : -1}
             className={`tab${view === item.id ? ' active' : ''}`}
             onClick={() => setView(item.id)}
           >
@@ -87,7 +105,13 @@ export function TopBar() {
         >
           {THEME_LABEL[theme]}
         </button>
-        <button type="button" className="btn btn-sm btn-primary" onClick={() => setStartFormOpen(true)}>
+        <button
+          type="button"
+          className="btn btn-sm btn-primary"
+          disabled={connection !== 'open'}
+          title={connection === 'open' ? 'Start a supervised run' : 'No host connection: nothing can be started'}
+          onClick={() => setStartFormOpen(true)}
+        >
           New run
         </button>
       </div>
@@ -96,16 +120,28 @@ export function TopBar() {
 }
 
 export function ConnectionNotice() {
-  const { status, message } = useAppStore(
-    useShallow((state) => ({ status: state.connection.status, message: state.connection.message })),
+  const { status, message, stale } = useAppStore(
+    useShallow((state) => ({
+      status: state.connection.status,
+      message: state.connection.message,
+      stale: state.connection.status !== 'open' && state.snapshot !== null,
+    })),
   );
-  if (status === 'open' || !message) return null;
+  if (status === 'open' || (!message && !stale)) return null;
   return (
     <div className="banner banner-warn" role="status" data-testid="connection-notice">
       <span className="banner-icon" aria-hidden="true">
         ⚡
       </span>
-      <div className="banner-body">{message}</div>
+      <div className="banner-body">
+        {stale ? (
+          <strong data-testid="stale-notice">
+            Lost the host connection: what shows is from before and may no longer be true; actions are off until it
+            reconnects.{' '}
+          </strong>
+        ) : null}
+        {message}
+      </div>
     </div>
   );
 }
