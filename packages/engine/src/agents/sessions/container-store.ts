@@ -5,19 +5,10 @@
  * judgement for later readers (`sessions`, `orphans`). Written once, atomically, by the observer;
  * never merged with the session records (no write races with the session store).
  */
-import {
-  closeSync,
-  constants,
-  fsyncSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writePrivateFileAtomically } from '../../state/private-write.js';
 import { checkPrivatePath, openPrivateFile } from '../../state/trust.js';
 import { STORE_ID_PATTERN } from './store-schema.js';
 
@@ -59,17 +50,7 @@ export function writeStoredContainer(stateRoot: string, record: StoredContainer)
   const dir = dirOf(stateRoot);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   checkPrivatePath(dir, 'directory');
-  const file = join(dir, `${parsed.id}.json`);
-  const temp = `${file}.${process.pid}.tmp`;
-  rmSync(temp, { force: true });
-  const fd = openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL) as number;
-  try {
-    writeSync(fd, `${JSON.stringify(parsed)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
+  writePrivateFileAtomically(join(dir, `${parsed.id}.json`), `${JSON.stringify(parsed)}\n`);
 }
 
 /** Every believable record; unreadable or invalid files are skipped (never evidence). */

@@ -6,19 +6,9 @@
  * Remembered members can be cleaned up, so the store is trusted only when private to this user
  * (state/trust.ts): a foreign or shared directory is refused whole, a foreign record skipped.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePrivateFileAtomically } from '../../state/private-write.js';
 import { checkPrivatePath, openPrivateFile } from '../../state/trust.js';
 import { mergeSessionRecords } from './remember.js';
 import { STORE_ID_PATTERN, type StoredSession, storedSessionSchema } from './store-schema.js';
@@ -105,9 +95,7 @@ function readExisting(file: string): StoredSession | null {
 }
 
 /**
- * Writes one record atomically: a private temp file (its name carries our pid, so two writers never
- * share it), flushed, then renamed over the record, so a crash leaves the old record or the new one.
- * What another observer wrote since our last read is folded in first (`mergeSessionRecords`); the
+ * Writes one record atomically (writePrivateFileAtomically). What another observer wrote since our last read is folded in first (`mergeSessionRecords`); the
  * window left between that read and the rename is one write, not one observation tick. Returns
  * the record as written.
  */
@@ -119,16 +107,7 @@ export function writeSession(stateRoot: string, session: StoredSession): StoredS
   const onDisk = readExisting(file);
   const merged = onDisk === null ? session : mergeSessionRecords(onDisk, session);
   const bounded = { ...merged, members: merged.members.slice(-MAX_MEMBERS_PER_SESSION) };
-  const temp = `${file}.${process.pid}.tmp`;
-  rmSync(temp, { force: true }); // A leftover of a crashed writer that had our pid.
-  const fd = openPrivateFile(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL) as number;
-  try {
-    writeSync(fd, `${JSON.stringify(storedSessionSchema.parse(bounded))}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
+  writePrivateFileAtomically(file, `${JSON.stringify(storedSessionSchema.parse(bounded))}\n`);
   return bounded;
 }
 
