@@ -90,7 +90,8 @@ describe('a kill is recorded as who killed', () => {
     expect(await historyOf(rootPid)).toMatchObject({ classification: 'error', killedBy: null, signal: 'SIGTERM' });
 
     const timed = testEnv();
-    const timedCli = startTree(timed.env, '1');
+    // Long enough for the fixture to report its tree under load before the timeout ends it.
+    const timedCli = startTree(timed.env, '4');
     const [timedParent] = await readReportedPids(tracker, timed.reportFile, 1, { role: 'parent' });
     expect((await timedCli.result).code).toBe(124);
     expect(await historyOf(timedParent?.pid as number)).toMatchObject({

@@ -94,7 +94,8 @@ describe('treewarden run', () => {
         'run',
         '--json',
         '--timeout',
-        '1',
+        // Long enough for the fixture to report its tree under load before the timeout ends it.
+        '4',
         '--grace',
         '0.5',
         '--',
