@@ -11,6 +11,7 @@ import { agentAuthFailure, agentCancelled, agentUsageLimit, invalidUtf8, outputF
 import { pidReuse } from './definitions/pid-reuse.js';
 import { pileDuplicateMcp, pileRunawayJob, pileStaleSubagents } from './definitions/piles.js';
 import { exitAtTimeout, forkLoop, ignoreSigterm, trapTermInt, zombieParent } from './definitions/signals.js';
+import { agentTeamTmuxLeftover } from './definitions/teams.js';
 import type { NaiveStrategy, ScenarioBounds, ScenarioDefinition, ScenarioExpectation } from './types.js';
 
 export const SCENARIOS: readonly ScenarioDefinition[] = [
@@ -37,6 +38,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentWrapperLeak,
   agentTerminalClosed,
   agentSubagentPileup,
+  agentTeamTmuxLeftover,
   pileDuplicateMcp,
   pileStaleSubagents,
   pileRunawayJob,

@@ -10,6 +10,7 @@ import {
   PILE_SCENARIOS,
   PRIVILEGED_SCENARIOS,
   SIGNAL_SCENARIOS,
+  TEAM_SCENARIOS,
 } from './support.js';
 
 describe('scenario catalog', () => {
@@ -35,6 +36,7 @@ describe('scenario catalog', () => {
       ...PRIVILEGED_SCENARIOS,
       ...AGENT_SCENARIOS,
       ...PILE_SCENARIOS,
+      ...TEAM_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });
