@@ -4,6 +4,7 @@
  */
 
 import { agentSubagentPileup, agentTerminalClosed, agentWrapperLeak } from './definitions/agents.js';
+import { containerLeftBySession } from './definitions/containers.js';
 import { doubleForkDaemon, grandchildHeartbeat, nohupDisown, setsidEscape } from './definitions/escapes.js';
 import { harnessSigkill } from './definitions/harness.js';
 import { cpuSpin, forkBomb, memoryBalloon, silentHang } from './definitions/limits.js';
@@ -39,6 +40,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentTerminalClosed,
   agentSubagentPileup,
   agentTeamTmuxLeftover,
+  containerLeftBySession,
   pileDuplicateMcp,
   pileStaleSubagents,
   pileRunawayJob,

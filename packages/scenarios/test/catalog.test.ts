@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findScenario, listScenarios, runScenario, SCENARIOS, UnknownScenarioError } from '../src/index.js';
 import {
   AGENT_SCENARIOS,
+  CONTAINER_SCENARIOS,
   ESCAPE_SCENARIOS,
   LIMIT_SCENARIOS,
   OUTPUT_SCENARIOS,
@@ -37,6 +38,7 @@ describe('scenario catalog', () => {
       ...AGENT_SCENARIOS,
       ...PILE_SCENARIOS,
       ...TEAM_SCENARIOS,
+      ...CONTAINER_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });
