@@ -14,7 +14,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
-import { tmuxSocketOf } from '../../src/agents/sessions/team-servers.js';
+import {
+  CREATOR_WINDOW_MS,
+  swarmLeadPid,
+  teamServerEvidence,
+  tmuxSocketOf,
+} from '../../src/agents/sessions/team-servers.js';
 import { readProcTable } from '../../src/table/linux-proc.js';
 import { isRunning, makeTempDir, pollUntil, useProcessTracker } from '../helpers/index.js';
 
@@ -125,4 +130,36 @@ describe('agent team tmux servers', () => {
     },
     TEST_MS,
   );
+});
+
+describe('team server evidence (pure)', () => {
+  const entry = (pid: number, command: string, args: string[], startedAtMs: number) =>
+    ({ pid, command, args, startedAtMs }) as unknown as Parameters<typeof teamServerEvidence>[0];
+
+  it('reads the socket from the argv the server kept from its client', () => {
+    expect(tmuxSocketOf(['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'])).toBe('L:claude-swarm-42');
+    expect(tmuxSocketOf(['tmux', '-Lclaude-swarm-42', 'attach'])).toBe('L:claude-swarm-42');
+    expect(tmuxSocketOf(['tmux', '-f', '/x.conf', '-S', '/tmp/s/claude-swarm-7', 'ls'])).toBe(
+      'S:/tmp/s/claude-swarm-7',
+    );
+    expect(tmuxSocketOf(['tmux', 'new', '-s', 'work', '-L', 'late'])).toBe('L:default');
+    expect(swarmLeadPid('S:/tmp/s/claude-swarm-7')).toBe(7);
+    expect(swarmLeadPid('L:claude-swarm-x')).toBeNull();
+  });
+
+  it("names the lead's session only when the server started after the lead (a recycled pid is not the lead)", () => {
+    const lead = entry(42, 'claude', ['claude'], 10_000);
+    const server = entry(50, 'tmux: server', ['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'], 12_000);
+    expect(teamServerEvidence(server, [lead], [])).toContain('named after the session');
+    const older = entry(51, 'tmux: server', ['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'], 9_000);
+    expect(teamServerEvidence(older, [lead], [])).toBeNull();
+  });
+
+  it('names the session whose member client created the server, and not a later server on that socket', () => {
+    const client = entry(60, 'tmux: client', ['tmux', '-S', '/tmp/t/work', 'new'], 20_000);
+    const created = entry(61, 'tmux: server', ['tmux', '-S', '/tmp/t/work', 'new'], 20_100);
+    const later = entry(62, 'tmux: server', ['tmux', '-S', '/tmp/t/work', 'new'], 20_000 + CREATOR_WINDOW_MS + 1);
+    expect(teamServerEvidence(created, [], [client])).toContain('created by member tmux client 60');
+    expect(teamServerEvidence(later, [], [client])).toBeNull();
+  });
 });

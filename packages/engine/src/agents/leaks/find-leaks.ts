@@ -2,7 +2,8 @@
  * Leak judgement with evidence. A session whose root is gone leaks its surviving members: those
  * remembered by identity while it lived, their new descendants, and processes whose markers name
  * it; then the trees found from markers alone (marker-leaks.ts). What may never be judged is
- * decided once, in leak-judge.ts. Pure over its inputs.
+ * decided once, in leak-judge.ts. Pure over its inputs, but for how many clients a session's tmux
+ * server has (its sockets in /proc, unless the input says).
  */
 
 import type { ProcessEntry } from '../../table/types.js';
@@ -38,7 +39,8 @@ function claimWatchedServers(judge: Judge, session: StoredSession): void {
     const entry = table.entries.get(member.pid);
     if (entry === undefined || entry.startTime !== member.startTime) continue;
     const clients = clientsOf(entry);
-    if (clients !== null && clients === 0) continue;
+    // Unknown (unreadable fds) counts as watched: a server is a leftover only when shown unwatched.
+    if (clients === 0) continue;
     const stack = [entry.pid];
     while (stack.length > 0) {
       const pid = stack.pop() as number;
