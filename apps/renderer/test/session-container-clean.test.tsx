@@ -5,13 +5,23 @@
  * A live session's containers and an exited one are never offered.
  */
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import type { Command, SessionContainerRow } from '@treewarden/protocol';
+import type { Command, OrphanView, SessionContainerRow } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { ActivityPanel } from '../src/components/activity';
+import { CleanConfirm } from '../src/components/clean-confirm';
 import { ConfirmAction } from '../src/components/confirm-action';
+import { OrphanBanner } from '../src/components/orphan-banner';
 import { SessionView as SessionDetail } from '../src/components/session-view';
 import { useAppStore } from '../src/store/store';
-import { installFakeBridge, makeSession, makeSnapshot, NOW, okReply, resetStoreEachTest } from './fixtures';
+import {
+  installFakeBridge,
+  makeProcess,
+  makeSession,
+  makeSnapshot,
+  NOW,
+  okReply,
+  resetStoreEachTest,
+} from './fixtures';
 
 resetStoreEachTest();
 
@@ -42,6 +52,7 @@ const weak = container({
 const exited = container({ id: 'c'.repeat(64), name: 'done', state: 'exited' });
 
 function stopReply(command: Command) {
+  if (command.type === 'cleanAgentLeaks') return okReply({ processes: [] });
   const targets = command.type === 'stopSessionContainers' ? command.targets : [];
   return okReply({
     containers: targets.map((t) => ({
@@ -119,5 +130,52 @@ describe('session clean-up with containers', () => {
     act(() => useAppStore.getState().applySnapshot(makeSnapshot({ sessions: [ended] })));
     render(<SessionDetail />);
     expect(screen.queryByTestId('session-leaks')).toBeNull();
+  });
+});
+
+describe('the banner’s Clean up all with containers', () => {
+  it('lists and stops the ended sessions’ strong leftover containers with the leaks, never the weak ones', async () => {
+    const { sent } = installFakeBridge(stopReply);
+    const session = makeSession({
+      state: 'ended',
+      endedAt: new Date(NOW).toISOString(),
+      leaked: [501],
+      containers: [strong, weak, exited],
+    });
+    const leak: OrphanView = {
+      runId: null,
+      leaseId: null,
+      kind: 'agent',
+      agent: 'claude-code',
+      sessionId: session.id,
+      role: 'mcp-server',
+      reasons: ['claude-code root 500 (start 77) is gone', 'remembered as mcp-server'],
+      process: makeProcess({ pid: 501, startTime: '78', commandLine: 'node mcp.js' }),
+    };
+    act(() =>
+      useAppStore
+        .getState()
+        .applySnapshot(makeSnapshot({ sessions: [session], orphans: [leak], counts: { live: 0, leaked: 1 } })),
+    );
+    render(
+      <>
+        <OrphanBanner />
+        <CleanConfirm />
+      </>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Clean up all' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirm clean-up' });
+    expect(dialog.textContent).toContain('End all 1 leaked process and stop 1 container?');
+    expect(screen.getByTestId('clean-containers').textContent).toContain(
+      `container pg-main (postgres:16) ${'a'.repeat(12)}, strong`,
+    );
+    expect(dialog.textContent).not.toContain('cache');
+    expect(sent).toEqual([]);
+    fireEvent.click(screen.getAllByRole('button', { name: 'Clean up' }).at(-1) as HTMLElement);
+    await waitFor(() => expect(sent).toHaveLength(2));
+    expect(sent).toContainEqual({
+      type: 'stopSessionContainers',
+      targets: [{ id: strong.id, createdAtMs: strong.createdAtMs }],
+    });
   });
 });
