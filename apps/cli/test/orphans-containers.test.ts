@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLiveStartTime, writeSession, writeStoredContainer } from '@treewarden/engine';
+import { readLedger, readLiveStartTime, statePaths, writeSession, writeStoredContainer } from '@treewarden/engine';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli } from '../../../test-support/cli-helpers.js';
 import {
@@ -119,6 +119,11 @@ describe.skipIf(skipReason !== null)('orphans with containers', () => {
     const state = async (id: string) => docker(socketPath, ['inspect', '-f', '{{.State.Status}}', id]);
     expect(await state(strong)).toBe('exited');
     expect(await state(weak)).toBe('running');
+    // Recorded like a process kill: which container, judged by what identity, who asked, what came of it.
+    const stops = readLedger(statePaths(stateRoot).ledgerFile).records.filter((r) => r.kind === 'container_stop');
+    expect(stops.map((r) => [r.containerId, r.sessionId, r.result, r.reason, r.by.role, r.strength])).toEqual([
+      [strong, sessionId, 'stopped', 'agent_container_clean', 'cli', 'strong'],
+    ]);
 
     const all = JSON.parse(
       (await runCli(['orphans', '--clean', '--all', '--grace', '1', '--json'], env)).stdout,

@@ -1,7 +1,8 @@
 /**
  * Containers (needs a Docker Engine; says so and stops when none answers): the delay between the
  * engine's `start` event of a session member's `docker run -d` and its attribution to the session,
- * and the cost of listing 100 containers with their session judgement (target ≤ 20 ms). Every
+ * the cost of listing 100 containers with their session judgement (target ≤ 20 ms), and the
+ * observer's idle CPU with the event stream open at ~1,000 processes (container-idle.ts). Every
  * container made here is removed by id; the image is the tests' offline busybox import.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -21,6 +22,7 @@ import {
   readSessionContainers,
   type StoredSession,
 } from '@treewarden/engine';
+import { observerIdleWithStream } from './container-idle.js';
 import { median } from './util.js';
 
 const run = promisify(execFile);
@@ -153,6 +155,8 @@ export async function runContainerBench(): Promise<string> {
       `| list ${listed} containers (\`/containers/json?all=1\`) | ${median(listMs).toFixed(1)} ms | ${Math.max(...listMs).toFixed(1)} ms | ≤ 20 ms |`,
       `| of which Treewarden's parse of that answer | ${median(parseMs).toFixed(2)} ms | ${Math.max(...parseMs).toFixed(2)} ms | |`,
       `| list ${listed} and judge them for a session (store + weak evidence) | ${median(judgedMs).toFixed(1)} ms | ${Math.max(...judgedMs).toFixed(1)} ms | ≤ 20 ms |`,
+      '',
+      await observerIdleWithStream(socketPath),
     ].join('\n');
   } finally {
     for (const id of made)

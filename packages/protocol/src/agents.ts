@@ -76,6 +76,8 @@ export const sessionContainerSchema = z
     state: z.string().max(40),
     /** ISO 8601 of the last start; null when never started. */
     started: z.string().nullable(),
+    /** Epoch ms of its creation: with the id, the identity a stop names (a re-created name is another container). */
+    createdAtMs: z.number().int().nonnegative(),
     /** `hostPort->containerPort/proto` per published port. */
     ports: z.array(z.string().max(100)).max(200),
     strength: z.enum(['strong', 'weak']),

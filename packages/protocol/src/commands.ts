@@ -24,6 +24,22 @@ export const MAX_CLEAN_TARGETS = 4096;
 const MAX_ARG_LENGTH = 8192;
 
 const arg = z.string().max(MAX_ARG_LENGTH);
+const CONTAINER_ID_PATTERN = /^[0-9a-f]{64}$/;
+/**
+ * What a container stop came to: stopped/killed through the API; gone, changed (not the container
+ * judged), not-running; needs-all (weak evidence, not asked for); refused (no longer a leftover of
+ * an ended session); failed (the engine's error).
+ */
+export const CONTAINER_STOP_RESULTS = [
+  'stopped',
+  'killed',
+  'gone',
+  'changed',
+  'not-running',
+  'needs-all',
+  'refused',
+  'failed',
+] as const;
 
 export const commandSchema = z.discriminatedUnion('type', [
   z.object({
@@ -59,6 +75,25 @@ export const commandSchema = z.discriminatedUnion('type', [
     sessionId: z.string().min(1).max(160).optional(),
     targets: z.array(identitySchema).min(1).max(MAX_CLEAN_TARGETS),
     includeMarkersOnly: z.boolean().optional(),
+  }),
+  /**
+   * Stops ended sessions' leftover containers through the container engine's API: `targets` are
+   * the containers the user saw and confirmed (id and creation time); each is judged again and
+   * inspected before the stop, a changed one refused. Weakly attributed ones (compose dir, bind
+   * mount) only with `includeWeak: true`. Never removes a container or its volumes.
+   */
+  z.object({
+    type: z.literal('stopSessionContainers'),
+    sessionId: z.string().min(1).max(160).optional(),
+    targets: z
+      .array(
+        z.object({ id: z.string().regex(CONTAINER_ID_PATTERN), createdAtMs: z.number().int().nonnegative() }).strict(),
+      )
+      .min(1)
+      .max(MAX_CLEAN_TARGETS),
+    includeWeak: z.boolean().optional(),
+    /** Seconds the engine waits after the image's stop signal before SIGKILL (default 10). */
+    graceSeconds: z.number().int().min(0).max(60).optional(),
   }),
   /**
    * Ends exactly the alerted processes of a live session's pile-up (`trim`): the identities the user
@@ -134,6 +169,18 @@ export const commandResultSchemas = {
         sessionId: z.string().nullable(),
         result: z.enum(['killed', 'already_gone', 'kill_failed', 'refused', 'error']),
         detail: z.string().optional(),
+      }),
+    ),
+  }),
+  stopSessionContainers: z.object({
+    containers: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        /** Null for a refused target of no session the request named. */
+        sessionId: z.string().nullable(),
+        result: z.enum(CONTAINER_STOP_RESULTS),
+        detail: z.string(),
       }),
     ),
   }),

@@ -281,7 +281,7 @@ export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 /** One line of the Activity panel restored from the ledger after a reload (run endings and kills). */
 export const activityEntrySchema = z.object({
   atMs: epochMs,
-  kind: z.enum(['run_end', 'kill', 'lease_end']),
+  kind: z.enum(['run_end', 'kill', 'lease_end', 'container_stop']),
   ok: z.boolean(),
   title: z.string(),
   /** The recorded error, verbatim (e.g. a missing binary's hint). */

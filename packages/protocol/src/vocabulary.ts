@@ -31,7 +31,9 @@ export type Classification = (typeof CLASSIFICATIONS)[number];
  */
 /**
  * What a member of an agent session is to it, told by argv, markers and ancestry. `agent`: the
- * agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary).
+ * agent's own relaunched process (Gemini's relaunched child, Codex's vendor binary). `teammate`: an
+ * agent-team member (`claude --agent-id NAME@TEAM`); `tmux-server`: a tmux server the session
+ * started (a team's `tmux -L claude-swarm-PID`, or one a member's client created).
  */
 export const MEMBER_ROLES = [
   'mcp-server',
@@ -41,6 +43,8 @@ export const MEMBER_ROLES = [
   'language-server',
   'watcher',
   'subagent',
+  'teammate',
+  'tmux-server',
   'agent',
   'other',
 ] as const;

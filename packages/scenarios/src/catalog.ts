@@ -4,6 +4,7 @@
  */
 
 import { agentSubagentPileup, agentTerminalClosed, agentWrapperLeak } from './definitions/agents.js';
+import { containerLeftBySession } from './definitions/containers.js';
 import { doubleForkDaemon, grandchildHeartbeat, nohupDisown, setsidEscape } from './definitions/escapes.js';
 import { harnessSigkill } from './definitions/harness.js';
 import { cpuSpin, forkBomb, memoryBalloon, silentHang } from './definitions/limits.js';
@@ -11,6 +12,7 @@ import { agentAuthFailure, agentCancelled, agentUsageLimit, invalidUtf8, outputF
 import { pidReuse } from './definitions/pid-reuse.js';
 import { pileDuplicateMcp, pileRunawayJob, pileStaleSubagents } from './definitions/piles.js';
 import { exitAtTimeout, forkLoop, ignoreSigterm, trapTermInt, zombieParent } from './definitions/signals.js';
+import { agentTeamTmuxLeftover } from './definitions/teams.js';
 import type { NaiveStrategy, ScenarioBounds, ScenarioDefinition, ScenarioExpectation } from './types.js';
 
 export const SCENARIOS: readonly ScenarioDefinition[] = [
@@ -37,6 +39,8 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentWrapperLeak,
   agentTerminalClosed,
   agentSubagentPileup,
+  agentTeamTmuxLeftover,
+  containerLeftBySession,
   pileDuplicateMcp,
   pileStaleSubagents,
   pileRunawayJob,

@@ -17,6 +17,7 @@ import {
   expectNaiveLeftSurvivorsThenCleaned,
   expectScenarioPassed,
   narrate,
+  TEAM_SCENARIOS,
   testTimeoutFor,
 } from './support.js';
 
@@ -28,7 +29,7 @@ async function runThroughCli(name: string, naive: boolean): Promise<{ run: CliRu
 }
 
 describe.skipIf(CLI_MISSING !== '')(`agent-leak scenarios through the CLI${CLI_MISSING}`, () => {
-  for (const name of AGENT_SCENARIOS) {
+  for (const name of [...AGENT_SCENARIOS, ...TEAM_SCENARIOS]) {
     it(`${name}: the engine ends exactly the leak; the live session and the unrelated process are left alone`, {
       timeout: testTimeoutFor(name),
     }, async () => {

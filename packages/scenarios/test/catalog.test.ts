@@ -4,12 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { findScenario, listScenarios, runScenario, SCENARIOS, UnknownScenarioError } from '../src/index.js';
 import {
   AGENT_SCENARIOS,
+  CONTAINER_SCENARIOS,
   ESCAPE_SCENARIOS,
   LIMIT_SCENARIOS,
   OUTPUT_SCENARIOS,
   PILE_SCENARIOS,
   PRIVILEGED_SCENARIOS,
   SIGNAL_SCENARIOS,
+  TEAM_SCENARIOS,
 } from './support.js';
 
 describe('scenario catalog', () => {
@@ -35,6 +37,8 @@ describe('scenario catalog', () => {
       ...PRIVILEGED_SCENARIOS,
       ...AGENT_SCENARIOS,
       ...PILE_SCENARIOS,
+      ...TEAM_SCENARIOS,
+      ...CONTAINER_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });

@@ -38,6 +38,10 @@ export const OUTPUT_SCENARIOS = [
 ] as const;
 export const LIMIT_SCENARIOS = ['memory-balloon', 'fork-bomb', 'cpu-spin', 'silent-hang'] as const;
 export const AGENT_SCENARIOS = ['agent-wrapper-leak', 'agent-terminal-closed', 'agent-subagent-pileup'] as const;
+/** Agent-leak scenarios that need tmux (run through the CLI only). */
+export const TEAM_SCENARIOS = ['agent-team-tmux-leftover'] as const;
+/** Needs a Docker Engine (containers.test.ts). */
+export const CONTAINER_SCENARIOS = ['container-left-by-session'] as const;
 export const PILE_SCENARIOS = ['pile-duplicate-mcp', 'pile-stale-subagents', 'pile-runaway-job'] as const;
 export const PRIVILEGED_SCENARIOS = ['harness-sigkill', 'pid-reuse'] as const;
 

@@ -41,12 +41,13 @@ export async function findContainerOrphans(
 
 export function cleanContainerOrphans(
   found: ContainerOrphans,
-  options: { readonly graceSeconds: number | undefined; readonly includeWeak: boolean },
+  options: { readonly graceSeconds: number | undefined; readonly includeWeak: boolean; readonly ledgerFile: string },
 ): Promise<CleanedContainer[]> {
   if (found.socketPath === null || found.leftovers.length === 0) return Promise.resolve([]);
   return cleanContainerLeftovers(found.leftovers, {
     socketPath: found.socketPath,
     includeWeak: options.includeWeak,
+    ledgerFile: options.ledgerFile,
     ...(options.graceSeconds !== undefined ? { graceSeconds: options.graceSeconds } : {}),
   });
 }

@@ -157,7 +157,11 @@ async function main(argv: readonly string[]): Promise<number> {
       : null;
   const containersCleaned =
     values.clean === true
-      ? await cleanContainerOrphans(containers, { graceSeconds, includeWeak: values.all === true })
+      ? await cleanContainerOrphans(containers, {
+          graceSeconds,
+          includeWeak: values.all === true,
+          ledgerFile: paths.ledgerFile,
+        })
       : null;
   const cleaned =
     values.clean === true

@@ -219,6 +219,7 @@ const ACTIVITY_KINDS: Record<ActivityEntry['kind'], ActionKind> = {
   run_end: 'runEnded',
   kill: 'kill',
   lease_end: 'release',
+  container_stop: 'clean',
 };
 
 /** Restores Activity from the ledger's recent records (after a reload the store starts empty). */

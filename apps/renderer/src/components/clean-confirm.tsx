@@ -1,15 +1,18 @@
 /**
  * "Clean up" asks first, like a single kill: it lists every process it will end (one compact row
  * each, evidence in the row) with the count, and for "Clean up all" also what the banner counts but
- * this action leaves for its own confirmation, so the two numbers always add up.
+ * this action leaves for its own confirmation, so the two numbers always add up. "Clean up all"
+ * also stops ended sessions' strongly attributed leftover containers, each listed by name, image
+ * and id; weakly attributed ones are left to their session's own "Clean up all, weak too".
  */
 import type { OrphanView } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { requestCleanOrphans } from '../actions/actions';
-import { requestCleanAgentLeaks } from '../actions/agent-actions';
+import { requestCleanAgentLeaks, requestStopContainers } from '../actions/agent-actions';
 import { ROLE_LABELS, targetsOf } from '../model/agent-leaks';
 import { cleanPlan } from '../model/clean-plan';
 import { formatWallClock, shortenCommandLine } from '../model/format';
+import { containerCleanLine, containerLeftovers } from '../model/session-containers';
 import { useAppStore } from '../store/store';
 import { ConfirmDialog } from './confirm-dialog';
 
@@ -26,17 +29,23 @@ export function CleanConfirm() {
   const request = useAppStore((state) => state.confirmClean);
   const askClean = useAppStore((state) => state.askClean);
   const orphans = useAppStore(useShallow((state) => state.snapshot?.orphans ?? []));
+  const sessions = useAppStore(useShallow((state) => state.snapshot?.sessions ?? []));
   const plan = cleanPlan(orphans, request?.runId ?? null);
+  // A run's own clean-up stops no container: containers belong to agent sessions.
+  const containers = request?.runId ? [] : sessions.flatMap((session) => containerLeftovers(session).strong);
   const confirm = () => {
     if (!request) return;
     askClean(null);
     if (plan.runLeaks.length > 0 || request.runId) void requestCleanOrphans(request.runId ?? undefined);
     if (plan.agentLeaks.length > 0) void requestCleanAgentLeaks(targetsOf(plan.agentLeaks));
+    if (containers.length > 0) void requestStopContainers(containers);
   };
   const left = plan.separate.unregistered.length + plan.separate.markersOnly.length;
+  const stops =
+    containers.length > 0 ? ` and stop ${containers.length} container${containers.length === 1 ? '' : 's'}` : '';
   const title = request?.runId
     ? `End ${processes(plan.ends.length)} of ${request.runId}?`
-    : `End all ${processes(plan.ends.length)}?`;
+    : `End all ${processes(plan.ends.length)}${stops}?`;
   return (
     <ConfirmDialog
       label="Confirm clean-up"
@@ -61,6 +70,15 @@ export function CleanConfirm() {
         ))}
         {plan.ends.length === 0 ? <li className="muted">None is alive any more; nothing will be signalled.</li> : null}
       </ul>
+      {containers.length > 0 ? (
+        <ul className="dialog-list clean-list" data-testid="clean-containers" aria-label="Containers to stop">
+          {containers.map((container) => (
+            <li key={container.id} className="clean-target">
+              {containerCleanLine(container)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {left > 0 ? (
         <p className="muted" data-testid="clean-left">
           Not ended by this:{' '}
@@ -75,6 +93,9 @@ export function CleanConfirm() {
       ) : null}
       <p className="muted">
         Each one is re-read and identity-checked before any signal; a process that changed is refused, not killed.
+        {containers.length > 0
+          ? ' Each container is inspected again (id and creation time) and stopped, never removed.'
+          : ''}
       </p>
     </ConfirmDialog>
   );

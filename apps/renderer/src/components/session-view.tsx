@@ -6,13 +6,14 @@
  */
 import type { OrphanView, SessionView as Session, SessionProcess } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
-import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
+import { agentCleanKey, confirmAgentClean, containerStopKey } from '../actions/agent-actions';
 import { useNow } from '../hooks/use-now';
 import { useSamples } from '../hooks/use-samples';
 import { ROLE_LABELS } from '../model/agent-leaks';
 import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
 import { alertsOf } from '../model/session-alerts';
+import { containerLeftovers } from '../model/session-containers';
 import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
@@ -45,27 +46,62 @@ function SessionFacts({ session }: { session: Session }) {
   );
 }
 
+/**
+ * What the ended session left: processes and still-running containers. "Clean up" ends the
+ * processes and stops the strongly attributed containers; weakly attributed containers (known only
+ * by their compose dir or a bind mount) wait for "Clean up all", like `orphans --clean --all`.
+ */
 function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[] }) {
-  const cleaning = useAppStore((state) => agentCleanKey(session.id) in state.pending);
-  if (leaks.length === 0) return null;
+  const cleaning = useAppStore(
+    (state) => agentCleanKey(session.id) in state.pending || containerStopKey(session.id) in state.pending,
+  );
+  const containers = containerLeftovers(session);
+  const left = leaks.length + containers.strong.length + containers.weak.length;
+  if (left === 0) return null;
+  const what = [
+    leaks.length > 0 ? `${leaks.length} member${leaks.length === 1 ? '' : 's'}` : null,
+    containers.strong.length + containers.weak.length > 0
+      ? `${containers.strong.length + containers.weak.length} container${containers.strong.length + containers.weak.length === 1 ? '' : 's'}`
+      : null,
+  ]
+    .filter((part) => part !== null)
+    .join(' and ');
+  const canClean = leaks.length + containers.strong.length > 0;
   return (
     <section className="session-leaks" data-testid="session-leaks" aria-label="Leaked members">
       <div className="session-leaks-head">
         <div>
-          <strong>
-            {leaks.length} member{leaks.length === 1 ? '' : 's'} outlived the session
-          </strong>
+          <strong>{what} outlived the session</strong>
           {leaks[0]?.reasons[0] ? <span className="muted"> — {leaks[0].reasons[0]}</span> : null}
         </div>
-        <button
-          type="button"
-          className="btn btn-danger"
-          disabled={cleaning}
-          onClick={() => confirmAgentClean(leaks, { sessionId: session.id })}
-          title="Lists what it will signal first; each process is identity-checked again before any signal"
-        >
-          {cleaning ? 'Cleaning…' : 'Clean up'}
-        </button>
+        {canClean ? (
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={cleaning}
+            onClick={() => confirmAgentClean(leaks, { sessionId: session.id, containers: containers.strong })}
+            title="Lists what it will signal or stop first; each process and container is identity-checked again before anything"
+          >
+            {cleaning ? 'Cleaning…' : 'Clean up'}
+          </button>
+        ) : null}
+        {containers.weak.length > 0 ? (
+          <button
+            type="button"
+            className="btn"
+            data-testid="clean-all-containers"
+            disabled={cleaning}
+            onClick={() =>
+              confirmAgentClean(leaks, {
+                sessionId: session.id,
+                containers: [...containers.strong, ...containers.weak],
+              })
+            }
+            title="Also the containers known only by their compose directory or a bind mount of the session directory"
+          >
+            Clean up all, weak too
+          </button>
+        ) : null}
       </div>
       <ul className="dialog-list">
         {leaks.map((orphan) => (
@@ -74,6 +110,13 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
             <span className={`role role-${orphan.role ?? 'other'}`}>{ROLE_LABELS[orphan.role ?? 'other']}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine)}</code>
             <div className="session-evidence">{orphan.reasons.slice(1).join(' · ')}</div>
+          </li>
+        ))}
+        {[...containers.strong, ...containers.weak].map((container) => (
+          <li key={container.id} data-testid="leftover-container" data-strength={container.strength}>
+            container <strong>{container.name}</strong> <span className="muted">{container.image}</span>{' '}
+            <code>{container.id.slice(0, 12)}</code> · {container.strength}
+            {container.strength === 'weak' ? <span className="muted"> (only with “Clean up all”)</span> : null}
           </li>
         ))}
       </ul>

@@ -15,6 +15,8 @@ export const ROLE_LABELS: Record<AgentRole | 'root', string> = {
   'language-server': 'language server',
   watcher: 'watcher',
   subagent: 'subagent',
+  teammate: 'teammate',
+  'tmux-server': 'tmux server',
   agent: 'agent (relaunched)',
   other: 'other',
 };

@@ -129,6 +129,7 @@ export function sessionContainerRows(containers: readonly SessionContainer[]): S
     image: c.image,
     state: c.state,
     started: c.startedAtMs === null ? null : new Date(c.startedAtMs).toISOString(),
+    createdAtMs: Math.max(0, Math.round(c.createdAtMs)),
     ports: [...c.ports],
     strength: c.strength,
     evidence: c.evidence.map((e) => ({ kind: e.kind, detail: e.detail })),

@@ -140,13 +140,37 @@ export interface KillRecord extends RecordBase {
   readonly error?: string;
 }
 
+/** What one container stop came to: the engine API's answer after the identity re-check. */
+export const CONTAINER_STOP_RESULTS = ['stopped', 'killed', 'gone', 'changed', 'not-running', 'failed'] as const;
+export type ContainerStopResult = (typeof CONTAINER_STOP_RESULTS)[number];
+
+/**
+ * One container a clean-up asked the engine to stop (a session's leftover): which one, judged
+ * by what identity (id and creation time), and what came of it. Never a removal.
+ */
+export interface ContainerStopRecord extends RecordBase {
+  readonly kind: 'container_stop';
+  /** Why, e.g. `agent_container_clean` (the CLI's orphans) or `app_container_clean` (the app's). */
+  readonly reason: string;
+  readonly sessionId: string;
+  readonly containerId: string;
+  readonly name: string;
+  readonly image: string;
+  /** Epoch ms of the container's creation: with the id, the identity re-checked before the stop. */
+  readonly createdAtMs: number;
+  readonly strength: 'strong' | 'weak';
+  readonly result: ContainerStopResult;
+  readonly detail: string;
+}
+
 export type LedgerRecord =
   | LeaseStartRecord
   | LeaseEndRecord
   | RunStartRecord
   | RunEndRecord
   | KillRecord
-  | GuardianLostRecord;
+  | GuardianLostRecord
+  | ContainerStopRecord;
 export type LedgerKind = LedgerRecord['kind'];
 
 /** A record as callers hand it in: the writer stamps `v`, `at` and (by default) `by`. */

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { LIMIT_ENFORCEMENTS, LIMIT_METHODS } from '../run/limits.js';
 import { CLASSIFICATIONS, KILLERS } from '../run/types.js';
-import { LEDGER_VERSION, type LedgerKind, type LedgerRecord } from './records.js';
+import { CONTAINER_STOP_RESULTS, LEDGER_VERSION, type LedgerKind, type LedgerRecord } from './records.js';
 
 export const identitySchema = z.object({ pid: z.number().int().positive(), startTime: z.string() });
 const identities = z.array(identitySchema);
@@ -134,6 +134,20 @@ const kill = z.looseObject({
   error: z.string().optional(),
 });
 
+const containerStop = z.looseObject({
+  ...base,
+  kind: z.literal('container_stop'),
+  reason: z.string().max(200),
+  sessionId: id,
+  containerId: z.string().regex(/^[0-9a-f]{64}$/),
+  name: z.string().max(300),
+  image: z.string().max(1000),
+  createdAtMs: z.number().nonnegative(),
+  strength: z.enum(['strong', 'weak']),
+  result: z.enum(CONTAINER_STOP_RESULTS),
+  detail: z.string().max(2000),
+});
+
 /** One schema per kind: a kind added to LedgerRecord without a schema does not compile. */
 const RECORD_SCHEMAS = {
   lease_start: leaseStart,
@@ -142,6 +156,7 @@ const RECORD_SCHEMAS = {
   run_end: runEnd,
   kill,
   guardian_lost: guardianLost,
+  container_stop: containerStop,
 } satisfies { [K in LedgerKind]: z.ZodType<Extract<LedgerRecord, { kind: K }>> };
 
 export type RecordCheck =

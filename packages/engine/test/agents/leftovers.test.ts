@@ -53,6 +53,27 @@ const ENV: Record<number, Record<string, string>> = {
 const reader: MarkerReader = (identity) => new Map(Object.entries(ENV[identity.pid] ?? {}));
 
 describe('findSessionLeftovers', () => {
+  it('leaves a tmux server someone is attached to, and its panes; takes it once nobody is', () => {
+    const world: FakeProcess[] = [
+      { pid: 120, ppid: 1, pgid: 120, command: 'tmux: server', args: ['tmux', '-L', 'claude-swarm-100'], ...AT },
+      { pid: 121, ppid: 120, pgid: 121, args: ['claude', '--agent-id', 'r1@team'], ...AT },
+    ];
+    const env: Record<number, Record<string, string>> = { 120: OURS, 121: OURS };
+    const input = {
+      table: fakeTable(world),
+      session: SESSION,
+      rules,
+      readMarkers: ((identity) => new Map(Object.entries(env[identity.pid] ?? {}))) as MarkerReader,
+      exclude: new Set<number>(),
+      liveRoots: new Set<string>(),
+      now: 6000,
+    };
+    expect(findSessionLeftovers({ ...input, tmuxClientsOf: () => 1 })).toBeNull();
+    expect(findSessionLeftovers({ ...input, tmuxClientsOf: () => null })).toBeNull();
+    const unwatched = findSessionLeftovers({ ...input, tmuxClientsOf: () => 0 });
+    expect(unwatched?.processes.map((process) => process.entry.pid).sort()).toEqual([120, 121]);
+  });
+
   it("takes the id's carriers and their descendants, and nothing else", () => {
     const leak = findSessionLeftovers({
       table: fakeTable(WORLD),

@@ -8,6 +8,7 @@ import type { CommandOf, CommandResult, CommandType } from '@treewarden/protocol
 import type { HostContext } from '../context.js';
 import type { CpuTracker } from '../snapshot/process-node.js';
 import { handleCleanAgentLeaks } from './agent-commands.js';
+import { handleStopSessionContainers } from './container-commands.js';
 import { handleGetExportSettings, handleSetExportSettings } from './export-commands.js';
 import { handleCleanOrphans, handleKillTree, handlePreviewKill, handleReleaseLease } from './kill-commands.js';
 import { handleRetryRun, handleRunScenario, handleStartRun } from './run-commands.js';
@@ -45,6 +46,7 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   releaseLease: (command, { context }) => handleReleaseLease(context, command),
   cleanOrphans: (command, { context }) => handleCleanOrphans(context, command),
   cleanAgentLeaks: (command, { context, sessionCpu }) => handleCleanAgentLeaks(context, command, sessionCpu),
+  stopSessionContainers: (command, { context }) => handleStopSessionContainers(context, command),
   trimSession: (command, { context, sessionCpu }) => handleTrimSession(context, command, sessionCpu),
   listScenarios: async (_command, { context }) => handleListScenarios(context),
   runScenario: (command, { context }) => handleRunScenario(context, command),

@@ -6,9 +6,12 @@ import {
   appendLedgerRecord,
   capabilityWarnings,
   cleanAgentLeaks,
+  cleanContainerLeftovers,
+  containerLeftovers,
   createLeaseFileCache,
   defaultActor,
   ensureStateDir,
+  findEngineSocket,
   isIdentityAlive,
   isInsideDir,
   isStateDirError,
@@ -24,6 +27,8 @@ import {
   readLedger,
   readNativeCapabilities,
   readProcEntry,
+  readSessionContainers,
+  readSessions,
   resolveStateDir,
   type StatePaths,
   settleEndedRuns,
@@ -301,6 +306,22 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
     observeAgents: (reader) => reader.observeAgents(paths.root),
     cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
     trimSessionAlerts: (alerts) => trimAlerts(alerts, { ledgerFile: paths.ledgerFile }),
+    async findContainerLeftovers() {
+      const socketPath = findEngineSocket();
+      if (socketPath === null) return null;
+      const { sessions } = readSessions(paths.root);
+      const bySession = await readSessionContainers(paths.root, sessions, socketPath);
+      return { socketPath, leftovers: containerLeftovers(bySession, sessions) };
+    },
+    stopContainers: (scan, leftovers, options) =>
+      cleanContainerLeftovers(leftovers, {
+        socketPath: scan.socketPath,
+        includeWeak: options.includeWeak,
+        ledgerFile: paths.ledgerFile,
+        reason: 'app_container_clean',
+        actor: appActor(),
+        ...(options.graceSeconds === undefined ? {} : { graceSeconds: options.graceSeconds }),
+      }),
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({
         ...info,

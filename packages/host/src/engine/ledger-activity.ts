@@ -1,8 +1,9 @@
 /**
- * The Activity panel's lines rebuilt from the ledger: run endings, kills and lease endings, in the
- * words the panel uses live, with the recorded error verbatim. Nothing is inferred beyond the record.
+ * The Activity panel's lines rebuilt from the ledger: run endings, kills, lease endings and container
+ * stops, in the words the panel uses live, with the recorded error verbatim. Nothing is inferred
+ * beyond the record.
  */
-import type { LedgerRecord } from '@treewarden/engine';
+import type { ContainerStopResult, LedgerRecord } from '@treewarden/engine';
 import type { ActivityEntry, Classification } from '@treewarden/protocol';
 
 const KILL_RESULT_WORDS: Record<string, string> = {
@@ -10,6 +11,15 @@ const KILL_RESULT_WORDS: Record<string, string> = {
   already_gone: 'already gone',
   kill_failed: 'kill failed',
   refused: 'refused',
+};
+
+const CONTAINER_RESULT_WORDS: Record<ContainerStopResult, string> = {
+  stopped: 'stopped',
+  killed: 'killed after its stop grace',
+  gone: 'already gone',
+  changed: 'refused (not the container judged)',
+  'not-running': 'not running',
+  failed: 'stop failed',
 };
 
 function epochOf(iso: string): number {
@@ -52,6 +62,16 @@ export function activityOf(record: LedgerRecord): ActivityEntry | null {
         ok: record.survivors.length === 0,
         title: `Lease ${record.leaseId} ${record.reason === 'released' ? 'released' : 'ended: its holder died'}${record.runsEnded.length > 0 ? `, ${plural(record.runsEnded.length, 'run')} ended` : ''}`,
         message: record.survivors.length > 0 ? `${plural(record.survivors.length, 'survivor')} left alive` : null,
+        classification: null,
+        runId: null,
+      };
+    case 'container_stop':
+      return {
+        atMs,
+        kind: 'container_stop',
+        ok: record.result === 'stopped' || record.result === 'killed' || record.result === 'gone',
+        title: `Container ${record.name || record.containerId.slice(0, 12)} (${record.image}) of session ${record.sessionId}: ${CONTAINER_RESULT_WORDS[record.result]}`,
+        message: record.detail,
         classification: null,
         runId: null,
       };

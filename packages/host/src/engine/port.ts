@@ -5,6 +5,7 @@
  */
 import type {
   AgentLeak,
+  CleanedContainer,
   CleanedLeak,
   JudgedAlert,
   KillOutcome,
@@ -12,6 +13,7 @@ import type {
   ProcessIdentity,
   RunOutcome,
   RunSpec,
+  SessionContainer,
   TableReader,
   TrimmedAlert,
 } from '@treewarden/engine';
@@ -137,6 +139,12 @@ export interface Orphan {
   readonly reasons: readonly string[];
 }
 
+/** Leftover containers as judged at one moment, with the engine socket they were judged through. */
+export interface ContainerLeftovers {
+  readonly socketPath: string;
+  readonly leftovers: readonly SessionContainer[];
+}
+
 export interface OrphanScanResult {
   readonly orphans: readonly Orphan[];
   /** Runs whose end was recorded now: their supervisors died and nothing of them is left. */
@@ -180,6 +188,17 @@ export interface EnginePort {
   cleanAgentLeaks?(leaks: readonly AgentLeak[]): Promise<readonly CleanedLeak[]>;
   /** The engine's trim of live sessions' pile-ups (same kill and refusals, ledger reason `session_trim`). */
   trimSessionAlerts?(alerts: readonly JudgedAlert[]): Promise<readonly TrimmedAlert[]>;
+  /**
+   * Ended sessions' containers still running, judged now from the container engine (one list, an
+   * inspect per attributed container); null where no engine socket is found.
+   */
+  findContainerLeftovers?(): Promise<ContainerLeftovers | null>;
+  /** The engine's container clean-up: re-inspect id and creation time, stop with grace, then kill; recorded in the ledger. */
+  stopContainers?(
+    scan: ContainerLeftovers,
+    leftovers: readonly SessionContainer[],
+    options: { readonly includeWeak: boolean; readonly graceSeconds?: number },
+  ): Promise<readonly CleanedContainer[]>;
   listScenarios(): readonly ScenarioInfo[];
   readHistory(limit: number): readonly HistoryEntry[];
   /** The ledger's newest run endings and kills (newest first), for the Activity panel. */

@@ -53,7 +53,7 @@ export function markerFreeEnv(ctx: ScenarioContext, rules: AgentRules, report: s
   return env;
 }
 
-function installStub(
+export function installStub(
   ctx: ScenarioContext,
   name: string,
   fixture = 'agents/fake-claude.mjs',
@@ -71,7 +71,7 @@ function expectedReports(subagents: number): Record<string, number> {
   return { 'claude-root': 1, 'npx-wrapper': 1, 'mcp-server': 1, 'dev-server': 1, subagent: subagents };
 }
 
-async function waitForRoles(path: string, wanted: Record<string, number>, tools: DriverTools, what: string) {
+export async function waitForRoles(path: string, wanted: Record<string, number>, tools: DriverTools, what: string) {
   const reports = await pollUntil(
     () => {
       const found = readReportFile(path);
@@ -100,7 +100,12 @@ async function waitForRoles(path: string, wanted: Record<string, number>, tools:
  * sessions would never be recognised. Under Electron the binary is the app's, which runs the
  * stub as Node because the launcher's environment carries ELECTRON_RUN_AS_NODE=1.
  */
-function launchOrphanedRoot(ctx: ScenarioContext, stub: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+export function launchOrphanedRoot(
+  ctx: ScenarioContext,
+  stub: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const script = [
     "const { spawn } = require('node:child_process');",
     "const { readlinkSync } = require('node:fs');",

@@ -3,11 +3,12 @@
  * children's environment: every live process carrying exactly that id, and their descendants.
  * Never pid ≤ 1, a protected command, another user's process, an excluded pid (the reaper's and
  * the hook's ancestors), the agent itself, a live session's root, another agent's root, a process carrying any other
- * session's id (nor what lies under it), or a carrier that started outside the session
+ * session's id (nor what lies under it), a tmux server with a client attached (nor its panes), or a carrier that started outside the session
  * (`startedWithinSession`, the same check the leak judge makes). A carrier is a seed only when no
  * live agent is among its ancestors: the agent that ran the SessionEnd hook has exited, so its
  * leftovers have none, while a live agent's children (another agent resumed on the same id, or
- * the target of a forged SessionEnd) still have theirs. Pure over its inputs.
+ * the target of a forged SessionEnd) still have theirs. Pure over its inputs (but for a tmux
+ * server's client count: read from /proc unless the input gives it).
  */
 import { indexChildren } from '../../table/trees.js';
 import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
@@ -15,7 +16,8 @@ import type { AgentLeak, LeakedProcess } from '../leaks/find-leaks.js';
 import { startedWithinSession } from '../leaks/leak-judge.js';
 import { contextReasons, PROTECTED_COMMANDS } from '../leaks/leak-reasons.js';
 import type { MarkerReader } from '../read/environ.js';
-import { markerHits, rootAgentOf, sessionKeysOf } from '../rules/match.js';
+import { tmuxClientCount } from '../read/tmux-clients.js';
+import { markerHits, rootAgentOf, sessionKeysOf, TMUX_SERVER_COMMAND } from '../rules/match.js';
 import type { AgentRules } from '../rules/rules.js';
 import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 import type { StoredSession } from '../sessions/store-schema.js';
@@ -32,6 +34,8 @@ export interface LeftoverInput {
   readonly liveRoots: ReadonlySet<string>;
   readonly uid?: number;
   readonly now: number;
+  /** Clients attached to a tmux server (null: unknown); default: counted from its open sockets. */
+  readonly tmuxClientsOf?: (entry: ProcessEntry) => number | null;
 }
 
 type Belonging = 'ours' | 'theirs' | 'none';
@@ -76,6 +80,27 @@ function leftover(input: LeftoverInput, entry: ProcessEntry, why: string): Leake
   return { entry, role: 'other', reasons: [why, ...context] };
 }
 
+/**
+ * A tmux server someone is attached to is not a leftover, nor anything in its panes (a person is
+ * watching that team); an unknown client count counts as watched.
+ */
+function dropWatchedServers(
+  input: LeftoverInput,
+  found: Map<number, LeakedProcess>,
+  children: ReadonlyMap<number, readonly number[]>,
+): void {
+  const clientsOf = input.tmuxClientsOf ?? ((entry: ProcessEntry) => tmuxClientCount(entry.pid));
+  for (const { entry } of [...found.values()]) {
+    if (entry.command !== TMUX_SERVER_COMMAND || !found.has(entry.pid) || clientsOf(entry) === 0) continue;
+    const stack = [entry.pid];
+    while (stack.length > 0) {
+      const pid = stack.pop() as number;
+      found.delete(pid);
+      stack.push(...(children.get(pid) ?? []));
+    }
+  }
+}
+
 export function findSessionLeftovers(input: LeftoverInput): AgentLeak | null {
   const { session, table } = input;
   const hook = session.hook;
@@ -100,6 +125,7 @@ export function findSessionLeftovers(input: LeftoverInput): AgentLeak | null {
       stack.push(pid);
     }
   }
+  dropWatchedServers(input, found, children);
   if (found.size === 0) return null;
   return {
     sessionId: session.id,

@@ -2,9 +2,12 @@
  * Stops a session's leftover containers through the engine API: `stop` with a grace (the engine
  * sends the image's stop signal, then SIGKILL), then `kill` if it still runs. Before anything, the
  * container is inspected again and must be the one judged — same id and same creation time — and
- * still running. Only stop and kill: never remove, never touch volumes.
+ * still running. Only stop and kill: never remove, never touch volumes. Each container the engine
+ * was asked about is recorded in the ledger (`container_stop`), like a process kill.
  */
 import { inspectContainer, killContainer, stopContainer } from '../../containers/engine-api.js';
+import { appendLedgerRecord } from '../../ledger/append.js';
+import type { LedgerActor } from '../../ledger/records.js';
 import { RUNNING_STATES, type SessionContainer } from './session-containers.js';
 
 export type ContainerCleanResult = 'stopped' | 'killed' | 'gone' | 'changed' | 'not-running' | 'needs-all' | 'failed';
@@ -22,6 +25,32 @@ export interface ContainerCleanOptions {
   readonly graceSeconds?: number;
   /** Also weakly attributed containers (compose dir, bind mount): a deliberate ask, like marker-only finds. */
   readonly includeWeak: boolean;
+  /** Where each stop is recorded; without it nothing is (tests of the stop alone). */
+  readonly ledgerFile?: string;
+  /** The record's reason word; default `agent_container_clean`. */
+  readonly reason?: string;
+  readonly actor?: LedgerActor;
+}
+
+function record(container: SessionContainer, cleaned: CleanedContainer, options: ContainerCleanOptions): void {
+  // A weak find left for `--all` asked nothing of the engine: nothing to record.
+  if (options.ledgerFile === undefined || cleaned.result === 'needs-all') return;
+  appendLedgerRecord(
+    options.ledgerFile,
+    {
+      kind: 'container_stop',
+      reason: options.reason ?? 'agent_container_clean',
+      sessionId: container.sessionId,
+      containerId: container.id,
+      name: container.name,
+      image: container.image,
+      createdAtMs: container.createdAtMs,
+      strength: container.strength,
+      result: cleaned.result,
+      detail: cleaned.detail.slice(0, 2000),
+    },
+    options.actor,
+  );
 }
 
 const DEFAULT_GRACE_SECONDS = 10;
@@ -59,11 +88,14 @@ export async function cleanContainerLeftovers(
   const out: CleanedContainer[] = [];
   for (const container of leftovers) {
     const base = { sessionId: container.sessionId, id: container.id, name: container.name };
+    let cleaned: CleanedContainer;
     try {
-      out.push({ ...base, ...(await cleanOne(container, options)) });
+      cleaned = { ...base, ...(await cleanOne(container, options)) };
     } catch (error) {
-      out.push({ ...base, result: 'failed', detail: (error as Error).message });
+      cleaned = { ...base, result: 'failed', detail: (error as Error).message };
     }
+    record(container, cleaned, options);
+    out.push(cleaned);
   }
   return out;
 }

@@ -44,6 +44,8 @@ export interface LeakInput {
   readonly ttyOf?: (pid: number) => number | null;
   /** A process's role from its argv (the rules' role patterns); default: every such find is `other`. */
   readonly roleOfArgv?: (entry: ProcessEntry) => MemberRole;
+  /** Clients attached to a tmux server (null: unknown); default: counted from its open sockets. */
+  readonly tmuxClientsOf?: (entry: ProcessEntry) => number | null;
 }
 
 /** The role of a leaked process nobody remembered: from its argv, `other` when none says more. */

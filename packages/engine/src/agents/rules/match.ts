@@ -113,13 +113,20 @@ export function describeHit(hit: MarkerHit): string {
   return `${hit.name}=${hit.value.slice(0, 80)}${source}`;
 }
 
+/** What a tmux server process is called (`comm`): the client forks it and renames it, without an exec. */
+export const TMUX_SERVER_COMMAND = 'tmux: server';
+export const TMUX_CLIENT_COMMAND = 'tmux: client';
+
 /** A member's role; `subagent` and `dev-server` are decided by the caller's evidence. */
 export function roleOf(
   entry: ProcessEntry,
   rules: AgentRules,
   evidence: { readonly subagent: boolean; readonly listening: boolean },
 ): MemberRole {
-  if (evidence.subagent) return 'subagent';
+  // A forked tmux server keeps its creating client's argv; only its name (comm) says it serves.
+  if (entry.command === TMUX_SERVER_COMMAND) return 'tmux-server';
+  // An agent-team member is started with its agent id (`claude --agent-id NAME@TEAM --team-name TEAM`).
+  if (evidence.subagent) return entry.args.includes('--agent-id') ? 'teammate' : 'subagent';
   const byArgv = rules.roles.find((rule) => matchesShape(entry.args, rule));
   // A shell's argv says little (a listening `sh -c` is a dev server); every other shape says more than a socket.
   if (byArgv !== undefined && byArgv.role !== 'shell') return byArgv.role;

@@ -11,6 +11,7 @@ import type { MarkerReader } from '../read/environ.js';
 import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from '../rules/match.js';
 import type { MemberRole } from '../rules/rule-schema.js';
 import type { AgentRules } from '../rules/rules.js';
+import { isTmuxServer, teamServerEvidence } from './team-servers.js';
 
 /** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
 export const MAX_ANCESTRY_DEPTH = 256;
@@ -18,8 +19,11 @@ export const MAX_ANCESTRY_DEPTH = 256;
 export interface SessionMember {
   readonly entry: ProcessEntry;
   readonly role: MemberRole;
-  /** How it was tied to the session: `descendant` of the root, or a `marker` naming the session. */
-  readonly via: 'descendant' | 'marker';
+  /**
+   * How it was tied to the session: `descendant` of the root, a `marker` naming the session, or
+   * `team`: a tmux server the session started (team-servers.ts) and the processes in its panes.
+   */
+  readonly via: 'descendant' | 'marker' | 'team';
 }
 
 export interface LiveSession {
@@ -146,6 +150,7 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
   });
   for (const session of sessions) claimed.add(session.root.pid);
   addMarkedMembers(input, sessions, markers, claimed, listening);
+  addTeamServers(input, sessions, children, claimed, listening);
   return sessions.map((session) => ({ ...session, sessionKeys: [...session.sessionKeys] }));
 }
 
@@ -170,5 +175,47 @@ function addMarkedMembers(
       role: roleOf(entry, input.rules, { subagent, listening: listening.has(pid) }),
       via: 'marker',
     });
+  }
+}
+
+/**
+ * tmux servers a session started (daemonised, so outside its tree): an agent team's server and
+ * one a member's client created, each with the processes in its panes (teammates among them).
+ */
+function addTeamServers(
+  input: RecogniseInput,
+  sessions: { root: ProcessEntry; members: SessionMember[] }[],
+  children: ReadonlyMap<number, readonly number[]>,
+  claimed: Set<number>,
+  listening: ReadonlySet<number>,
+): void {
+  for (const server of input.table.entries.values()) {
+    if (claimed.has(server.pid) || !isTmuxServer(server) || !isConsidered(server, input.uid)) continue;
+    const session = sessions.find((candidate) => {
+      const agents = [candidate.root, ...candidate.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
+      return (
+        teamServerEvidence(
+          server,
+          agents,
+          candidate.members.map((m) => m.entry),
+        ) !== null
+      );
+    });
+    if (session === undefined) continue;
+    claimed.add(server.pid);
+    session.members.push({ entry: server, role: 'tmux-server', via: 'team' });
+    const stack = [...(children.get(server.pid) ?? [])];
+    while (stack.length > 0) {
+      const entry = input.table.entries.get(stack.pop() as number);
+      if (entry === undefined || isZombie(entry) || claimed.has(entry.pid)) continue;
+      claimed.add(entry.pid);
+      const subagent = rootAgentOf(entry, input.rules) !== null;
+      session.members.push({
+        entry,
+        role: roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) }),
+        via: 'team',
+      });
+      stack.push(...(children.get(entry.pid) ?? []));
+    }
   }
 }

@@ -14,7 +14,7 @@ export const storedMemberSchema = z
     ppid: z.number().int().nonnegative(),
     role: z.enum(memberRoles),
     args: z.array(z.string().max(MAX_STORED_ARG_CHARS)).max(MAX_STORED_ARGS),
-    via: z.enum(['descendant', 'marker']),
+    via: z.enum(['descendant', 'marker', 'team']),
   })
   .strict();
 

@@ -1,0 +1,165 @@
+/**
+ * Agent teams with a real tmux: a fake Claude lead (the npm install's argv shape) starts its team's
+ * tmux server as Claude Code does (`-S …/claude-swarm-<lead pid>`, detached, so the server is
+ * reparented away from the session's tree) with a teammate (`claude --agent-id r1@team`) in its
+ * pane. While the lead lives, the server and the teammate are the session's members (roles
+ * `tmux-server`, `teammate`); a tmux server on another socket is not. After the lead dies, the
+ * server and its teammate are leftovers, unless a client is attached (someone watches the team).
+ * Servers run on private sockets in a temp dir and are ended by recorded pid.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
+import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import {
+  CREATOR_WINDOW_MS,
+  swarmLeadPid,
+  teamServerEvidence,
+  tmuxSocketOf,
+} from '../../src/agents/sessions/team-servers.js';
+import { readProcTable } from '../../src/table/linux-proc.js';
+import { isRunning, makeTempDir, pollUntil, useProcessTracker } from '../helpers/index.js';
+
+const tracker = useProcessTracker();
+const TEST_MS = 60_000;
+const MARKER = 'TW_TEAM_TEST';
+
+/** The lead starts its team server and stays; started with --agent-id it is the teammate and just stays. */
+const LEAD = `
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
+setTimeout(() => process.exit(0), 600000);
+setInterval(() => {}, 1 << 30);
+if (!process.argv.includes('--agent-id')) {
+  const socket = path.join(process.env.TW_TEAM_DIR, 'claude-swarm-' + process.pid);
+  const teammate = 'env CLAUDECODE=1 ' + process.execPath + ' ' + __filename + ' --agent-id r1@team --team-name team';
+  execFileSync('tmux', ['-S', socket, 'new-session', '-d', '-s', 'swarm', '-x', '80', '-y', '24', teammate]);
+}
+`;
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  // The lead must look like a person's claude, not one an agent started.
+  for (const name of Object.keys(env)) if (/^(CLAUDECODE|CLAUDE_CODE_|AI_AGENT|TMUX)/.test(name)) delete env[name];
+  return env;
+}
+
+function serverOn(socket: string) {
+  return [...readProcTable().entries.values()].find(
+    (entry) => entry.command === 'tmux: server' && tmuxSocketOf(entry.args) === `S:${socket}`,
+  );
+}
+
+describe('agent team tmux servers', () => {
+  it(
+    'are members while the lead lives, leftovers after, and not while a client is attached',
+    async () => {
+      const dir = makeTempDir('tw-team-');
+      const stateRoot = makeTempDir('tw-team-state-');
+      const marker = randomUUID();
+      tracker.trackEnvMarker(MARKER, marker);
+      const cli = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
+      mkdirSync(join(cli, '..'), { recursive: true });
+      writeFileSync(cli, LEAD);
+      const env = cleanEnv({ TW_TEAM_DIR: dir, [MARKER]: marker });
+      const lead = spawn(process.execPath, [cli], { cwd: dir, detached: true, stdio: 'ignore', env });
+      const leadPid = tracker.trackChild(lead, { detached: true });
+      const swarm = join(dir, `claude-swarm-${leadPid}`);
+      // Another tmux server of the same user, started by no session: never the session's.
+      const stranger = join(dir, 'work');
+      execFileSync('tmux', ['-S', stranger, 'new-session', '-d', '-s', 'work', 'sleep 600'], { env });
+      const server = await pollUntil(() => serverOn(swarm) ?? null, { description: 'the team tmux server' });
+      const strangerServer = serverOn(stranger);
+      tracker.trackPid(server.pid);
+      if (strangerServer !== undefined) tracker.trackPid(strangerServer.pid);
+      expect(server.ppid).not.toBe(leadPid);
+
+      const rules = loadAgentRules(stateRoot);
+      const context = { stateRoot, rules: rules.rules, readMarkers: markerReaderFor(rules.rules) };
+      const live = await pollUntil(
+        () => {
+          const session = observeAgentsOnce(context).live.find((s) => s.root.pid === leadPid);
+          return session?.members.some((m) => m.role === 'teammate') ? session : null;
+        },
+        { description: 'the lead session with its teammate' },
+      );
+      const roles = new Map(live.members.map((m) => [m.entry.pid, m.role]));
+      expect(roles.get(server.pid)).toBe('tmux-server');
+      expect(live.members.find((m) => m.role === 'teammate')?.entry.args).toContain('--agent-id');
+      expect(strangerServer === undefined || !roles.has(strangerServer.pid)).toBe(true);
+      const teammate = live.members.find((m) => m.role === 'teammate')?.entry.pid as number;
+
+      process.kill(leadPid, 'SIGKILL');
+      await pollUntil(() => !isRunning(leadPid), { description: 'the lead to die' });
+
+      // Someone attached to the team's server: it and its panes are not leftovers.
+      const client = spawn('script', ['-qfc', `tmux -S ${swarm} attach`, '/dev/null'], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        env,
+      });
+      tracker.trackChild(client);
+      await pollUntil(
+        () =>
+          [...readProcTable().entries.values()].some(
+            (e) => e.command === 'tmux: client' && tmuxSocketOf(e.args) === `S:${swarm}`,
+          ),
+        { description: 'a client attached to the team server' },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const watched = observeAgentsOnce(context).leaks.filter((leak) => leak.root?.pid === leadPid);
+      expect(watched.flatMap((leak) => leak.processes.map((p) => p.entry.pid))).toEqual([]);
+
+      client.kill('SIGKILL');
+      const leaked = await pollUntil(
+        () => {
+          const pids = observeAgentsOnce(context)
+            .leaks.filter((leak) => leak.root?.pid === leadPid)
+            .flatMap((leak) => leak.processes.map((p) => [p.entry.pid, p.role, p.reasons.join('; ')] as const));
+          return pids.length > 0 ? pids : null;
+        },
+        { description: 'the team server as a leftover once nobody is attached' },
+      );
+      const byPid = new Map(leaked.map(([pid, role, why]) => [pid, { role, why }]));
+      expect(byPid.get(server.pid)?.role).toBe('tmux-server');
+      expect(byPid.get(server.pid)?.why).toContain('no client attached');
+      expect(byPid.get(teammate)?.role).toBe('teammate');
+      expect(strangerServer === undefined || !byPid.has(strangerServer.pid)).toBe(true);
+    },
+    TEST_MS,
+  );
+});
+
+describe('team server evidence (pure)', () => {
+  const entry = (pid: number, command: string, args: string[], startedAtMs: number) =>
+    ({ pid, command, args, startedAtMs }) as unknown as Parameters<typeof teamServerEvidence>[0];
+
+  it('reads the socket from the argv the server kept from its client', () => {
+    expect(tmuxSocketOf(['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'])).toBe('L:claude-swarm-42');
+    expect(tmuxSocketOf(['tmux', '-Lclaude-swarm-42', 'attach'])).toBe('L:claude-swarm-42');
+    expect(tmuxSocketOf(['tmux', '-f', '/x.conf', '-S', '/tmp/s/claude-swarm-7', 'ls'])).toBe(
+      'S:/tmp/s/claude-swarm-7',
+    );
+    expect(tmuxSocketOf(['tmux', 'new', '-s', 'work', '-L', 'late'])).toBe('L:default');
+    expect(swarmLeadPid('S:/tmp/s/claude-swarm-7')).toBe(7);
+    expect(swarmLeadPid('L:claude-swarm-x')).toBeNull();
+  });
+
+  it("names the lead's session only when the server started after the lead (a recycled pid is not the lead)", () => {
+    const lead = entry(42, 'claude', ['claude'], 10_000);
+    const server = entry(50, 'tmux: server', ['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'], 12_000);
+    expect(teamServerEvidence(server, [lead], [])).toContain('named after the session');
+    const older = entry(51, 'tmux: server', ['tmux', '-L', 'claude-swarm-42', 'new-session', '-d'], 9_000);
+    expect(teamServerEvidence(older, [lead], [])).toBeNull();
+  });
+
+  it('names the session whose member client created the server, and not a later server on that socket', () => {
+    const client = entry(60, 'tmux: client', ['tmux', '-S', '/tmp/t/work', 'new'], 20_000);
+    const created = entry(61, 'tmux: server', ['tmux', '-S', '/tmp/t/work', 'new'], 20_100);
+    const later = entry(62, 'tmux: server', ['tmux', '-S', '/tmp/t/work', 'new'], 20_000 + CREATOR_WINDOW_MS + 1);
+    expect(teamServerEvidence(created, [], [client])).toContain('created by member tmux client 60');
+    expect(teamServerEvidence(later, [], [client])).toBeNull();
+  });
+});
