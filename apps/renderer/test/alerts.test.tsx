@@ -155,7 +155,7 @@ describe('alerts on the session card', () => {
     const alert = screen.getByTestId('session-alert');
     expect(alert.getAttribute('data-kind')).toBe('duplicate-servers');
     expect(alert.textContent).toContain('duplicate MCP servers');
-    expect(alert.textContent).toMatch(/2 processes · for 2m/);
+    expect(alert.textContent).toMatch(/2 processes · for 2 min/);
     expect(alert.textContent).toContain('the newest (pid 505) is kept');
     expect(alert.textContent).toContain('pid 503, 504');
   });
