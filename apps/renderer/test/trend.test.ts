@@ -36,7 +36,9 @@ describe('trend', () => {
     expect(describeSeries('CPU', [], 0)).toBe('CPU: no samples yet');
     expect(describeSeries('CPU', [5], 0)).toBe('CPU 5.0 %, too few samples for a trend');
     // A final curve (an ended session's) never reads as the present.
-    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000, true)).toBe('CPU 40.0 % at its end, rising over its last 3 s');
+    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000, true)).toBe(
+      'CPU 40.0 % at its end, rising over its last 3 s',
+    );
     expect(describeSeries('Memory', [], 0, true)).toBe('Memory: no samples before it ended');
   });
 });
