@@ -9,8 +9,9 @@ import { requestCleanOrphans } from '../actions/actions';
 import { requestCleanAgentLeaks } from '../actions/agent-actions';
 import { ROLE_LABELS, targetsOf } from '../model/agent-leaks';
 import { cleanPlan } from '../model/clean-plan';
-import { formatWallClock, shortenCommandLine } from '../model/format';
+import { shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
+import { ClockTime } from './clock-time';
 import { ConfirmDialog } from './confirm-dialog';
 
 function processes(count: number): string {
@@ -54,7 +55,7 @@ export function CleanConfirm() {
             pid <strong>{orphan.process.pid}</strong> <span className="muted">{owner(orphan)}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine || orphan.process.command)}</code>{' '}
             <span className="muted">
-              started {formatWallClock(orphan.process.startedAtMs)}
+              started <ClockTime atMs={orphan.process.startedAtMs} withDay />
               {orphan.reasons[0] ? ` · ${orphan.reasons[0]}` : ''}
             </span>
           </li>

@@ -62,6 +62,19 @@ export function formatWallClock(epochMs: number, nowMs: number = Date.now()): st
   return `${day} ${formatClock(epochMs)}`;
 }
 
+/**
+ * The whole moment, for a clock time's tooltip: "2026-12-06 15:27:54 UTC+01:00" (local time, its
+ * offset said), so a bare "15:27:54" can always be placed.
+ */
+export function formatFullDateTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const zone = `UTC${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${day} ${formatClock(epochMs)} ${zone}`;
+}
+
 /** Offset inside a kill timeline, relative to its start: +0 ms, +2.01 s. */
 export function formatOffset(ms: number): string {
   return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(2)} s`;
