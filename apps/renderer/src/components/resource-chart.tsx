@@ -55,7 +55,7 @@ function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: 
 /** The time axis's ends: "2 min 10 s ago … now", or for a final curve "2 min 10 s before … its end". */
 function axisLabels(samples: readonly Sample[], final: boolean): [string, string] {
   const span = spanOf(samples);
-  const length = span < MS_PER_SECOND ? 'under 1s' : formatDuration(span);
+  const length = span < MS_PER_SECOND ? 'under 1 s' : formatDuration(span);
   const start = samples.length < 2 ? '—' : `${length} ${final ? 'before' : 'ago'}`;
   return [start, final ? 'its end' : 'now'];
 }

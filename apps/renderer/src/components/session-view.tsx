@@ -10,7 +10,7 @@ import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { useNow } from '../hooks/use-now';
 import { useSamples } from '../hooks/use-samples';
 import { ROLE_LABELS } from '../model/agent-leaks';
-import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
+import { formatBytes, formatDuration, formatFullDateTime, formatPercent, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
 import { alertsOf } from '../model/session-alerts';
 import { isCurveFinal } from '../model/session-samples';
@@ -34,7 +34,7 @@ function SessionFacts({ session }: { session: Session }) {
       <span>agent {session.agent}</span>
       <span title={session.cwd ?? undefined}>in {session.cwd ?? 'an unknown directory'}</span>
       <span>root pid {session.root.pid}</span>
-      <span>
+      <span title={ended === null ? `started ${formatFullDateTime(started)}` : `ended ${formatFullDateTime(ended)}`}>
         {ended === null ? `running ${formatDuration(now - started)}` : `ended ${formatDuration(now - ended)} ago`}
       </span>
       <span data-testid="session-totals">

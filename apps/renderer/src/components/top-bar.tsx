@@ -1,6 +1,7 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
 import { requestPollInterval } from '../actions/actions';
+import { formatDuration } from '../model/format';
 import { tabKeyTarget } from '../model/tab-keys';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
@@ -84,10 +85,10 @@ export function TopBar() {
             value={POLL_CHOICES_MS.includes(pollMs) ? pollMs : ''}
             onChange={(event) => void requestPollInterval(Number(event.target.value))}
           >
-            {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {pollMs} ms</option>}
+            {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {formatDuration(pollMs)}</option>}
             {POLL_CHOICES_MS.map((ms) => (
               <option key={ms} value={ms}>
-                every {ms < 1000 ? `${ms} ms` : `${ms / 1000} s`}
+                every {formatDuration(ms)}
               </option>
             ))}
           </select>
