@@ -160,9 +160,10 @@ export async function ageCellsTooNarrow(page: Page, scope: string): Promise<Prob
       if (!cell || cell.getBoundingClientRect().width === 0) return [{ what: 'no Age cell shown', detail: scope }];
       const saved = cell.textContent;
       cell.textContent = longest;
-      const clipped = cell.scrollWidth > cell.clientWidth + 1;
+      const needed = cell.scrollWidth;
+      const clipped = needed > cell.clientWidth + 1;
       cell.textContent = saved;
-      if (clipped) problems.push({ what: 'Age cell too narrow', detail: `${longest} in ${cell.clientWidth}px` });
+      if (clipped) problems.push({ what: 'Age cell too narrow', detail: `${longest} needs ${needed}px, has ${cell.clientWidth}px` });
       return problems;
     },
     { scope, longest: LONGEST_AGE },
