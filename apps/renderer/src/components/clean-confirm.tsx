@@ -13,6 +13,7 @@ import { shortenCommandLine } from '../model/format';
 import { useAppStore } from '../store/store';
 import { ClockTime } from './clock-time';
 import { ConfirmDialog } from './confirm-dialog';
+import { Prose } from './prose';
 
 function processes(count: number): string {
   return `${count} leaked process${count === 1 ? '' : 'es'}`;
@@ -56,7 +57,12 @@ export function CleanConfirm() {
             <code>{shortenCommandLine(orphan.process.commandLine || orphan.process.command)}</code>{' '}
             <span className="muted">
               started <ClockTime atMs={orphan.process.startedAtMs} withDay />
-              {orphan.reasons[0] ? ` · ${orphan.reasons[0]}` : ''}
+              {orphan.reasons[0] ? (
+                <>
+                  {' · '}
+                  <Prose text={orphan.reasons[0]} />
+                </>
+              ) : null}
             </span>
           </li>
         ))}

@@ -6,6 +6,7 @@ import { identityKey } from '../model/identity';
 import { formatSocket } from '../model/ports';
 import { stateName } from './badges';
 import { ClockTime } from './clock-time';
+import { Prose } from './prose';
 import { ResourceChart } from './resource-chart';
 import { CopyButton } from './run-id';
 
@@ -85,7 +86,9 @@ export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: 
           ) : (
             <ul className="evidence">
               {evidence.map((line) => (
-                <li key={line}>{line}</li>
+                <li key={line}>
+                  <Prose text={line} />
+                </li>
               ))}
             </ul>
           )}

@@ -47,8 +47,16 @@ export function summarizeSession(session: SessionView): SessionSummary {
 function SessionAge({ session }: { session: SessionSummary }) {
   const now = useNow();
   if (session.endedAtMs !== null)
-    return <span title={`ended ${formatFullDateTime(session.endedAtMs)}`}>ended {formatDuration(now - session.endedAtMs)} ago</span>;
-  return <span title={`started ${formatFullDateTime(session.startedAtMs)}`}>{formatDuration(now - session.startedAtMs)}</span>;
+    return (
+      <span title={`ended ${formatFullDateTime(session.endedAtMs)}`}>
+        ended {formatDuration(now - session.endedAtMs)} ago
+      </span>
+    );
+  return (
+    <span title={`started ${formatFullDateTime(session.startedAtMs)}`}>
+      {formatDuration(now - session.startedAtMs)}
+    </span>
+  );
 }
 
 export function SessionList({ sessions, label }: { sessions: SessionSummary[]; label: string }) {

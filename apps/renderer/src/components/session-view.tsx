@@ -17,6 +17,7 @@ import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { Prose } from './prose';
 import { SessionAlerts } from './session-alerts';
 import { SessionContainers } from './session-containers';
 import { SessionChart } from './session-curves';
@@ -55,7 +56,12 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
           <strong>
             {leaks.length} member{leaks.length === 1 ? '' : 's'} outlived the session
           </strong>
-          {leaks[0]?.reasons[0] ? <span className="muted"> — {leaks[0].reasons[0]}</span> : null}
+          {leaks[0]?.reasons[0] ? (
+            <span className="muted">
+              {' — '}
+              <Prose text={leaks[0].reasons[0]} />
+            </span>
+          ) : null}
         </div>
         <button
           type="button"
@@ -73,7 +79,9 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
             pid <strong>{orphan.process.pid}</strong>{' '}
             <span className={`role role-${orphan.role ?? 'other'}`}>{ROLE_LABELS[orphan.role ?? 'other']}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine)}</code>
-            <div className="session-evidence">{orphan.reasons.slice(1).join(' · ')}</div>
+            <div className="session-evidence">
+              <Prose text={orphan.reasons.slice(1).join(' · ')} />
+            </div>
           </li>
         ))}
       </ul>
