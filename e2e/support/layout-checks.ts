@@ -163,7 +163,11 @@ export async function ageCellsTooNarrow(page: Page, scope: string): Promise<Prob
       const needed = cell.scrollWidth;
       const clipped = needed > cell.clientWidth + 1;
       cell.textContent = saved;
-      if (clipped) problems.push({ what: 'Age cell too narrow', detail: `${longest} needs ${needed}px, has ${cell.clientWidth}px` });
+      if (clipped)
+        problems.push({
+          what: 'Age cell too narrow',
+          detail: `${longest} needs ${needed}px, has ${cell.clientWidth}px`,
+        });
       return problems;
     },
     { scope, longest: LONGEST_AGE },
