@@ -101,4 +101,21 @@ describe('session curves', () => {
     const mcpSpark = rows.find((row) => row.dataset.role === 'mcp-server')?.querySelector('svg.row-spark');
     expect(mcpSpark?.getAttribute('aria-label')).toBe('CPU 5.0 %, steady over the last 2 s');
   });
+
+  it('lists the members in a table whose columns say what they hold', () => {
+    feed((tick) => [busySession(tick)], [1, 2]);
+    render(<SessionDetail />);
+    const table = screen.getByRole('table', { name: 'Session processes' });
+    expect(screen.getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'PID',
+      'Role',
+      'Command',
+      'CPU trend',
+      'CPU',
+      'Memory',
+    ]);
+    const cells = screen.getAllByTestId('session-proc').map((row) => row.querySelectorAll('td').length);
+    expect(cells).toEqual([6, 6]);
+    expect(table.querySelector('tbody')?.children).toHaveLength(2);
+  });
 });

@@ -104,53 +104,72 @@ function SessionProcRow({
 }) {
   const samples = useSamples('run', identityKey(node));
   return (
-    <li
+    <tr
       className={`session-proc${leaked ? ' leaked' : ''}${alerted ? ' alerted' : ''}`}
       data-testid="session-proc"
       data-role={node.role}
       data-alerted={alerted ? 'true' : undefined}
       title={alerted ? 'In a pile-up alert of this live session' : undefined}
     >
-      <span className="num">{node.pid}</span>
-      <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
-        {ROLE_LABELS[node.role]}
-      </span>
-      <span className="session-cmd">
+      <td className="num">{node.pid}</td>
+      <td>
+        <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
+          {ROLE_LABELS[node.role]}
+        </span>
+      </td>
+      <td className="session-cmd">
         {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
           <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
             :{port}
           </span>
         ))}
         <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
-      </span>
-      {samples.length > 1 ? (
-        <Sparkline samples={samples} kind="cpu" className="row-spark" />
-      ) : (
-        <span aria-hidden="true" />
-      )}
-      <span className="num">{node.cpuPercent === undefined ? '—' : `${formatPercent(node.cpuPercent)}%`}</span>
-      <span className="num">{formatBytes(node.rssBytes)}</span>
-    </li>
+      </td>
+      <td className="session-spark">
+        {samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null}
+      </td>
+      <td className="num">{node.cpuPercent === undefined ? '—' : `${formatPercent(node.cpuPercent)}%`}</td>
+      <td className="num">{formatBytes(node.rssBytes)}</td>
+    </tr>
   );
 }
 
+/** The session's live processes as a table: real column headers, rows in tree order (indented roles). */
 function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySet<number> }) {
   const rows = sessionRowsInTreeOrder(session.processes);
   // By identity: a recycled pid is not the alerted process.
   const alerted = new Set(alertsOf(session).flatMap((alert) => alert.processes.map(identityKey)));
   if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
   return (
-    <ul className="session-tree" aria-label="Session processes">
-      {rows.map(({ node, depth }) => (
-        <SessionProcRow
-          key={identityKey(node)}
-          node={node}
-          depth={depth}
-          leaked={leaked.has(node.pid)}
-          alerted={alerted.has(identityKey(node))}
-        />
-      ))}
-    </ul>
+    <table className="session-tree" aria-label="Session processes" data-testid="session-tree">
+      <thead>
+        <tr>
+          <th scope="col" className="num">
+            PID
+          </th>
+          <th scope="col">Role</th>
+          <th scope="col">Command</th>
+          <th scope="col">CPU trend</th>
+          <th scope="col" className="num">
+            CPU
+          </th>
+          <th scope="col" className="num">
+            Memory
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(({ node, depth }) => (
+          <SessionProcRow
+            key={identityKey(node)}
+            node={node}
+            depth={depth}
+            leaked={leaked.has(node.pid)}
+            alerted={alerted.has(identityKey(node))}
+          />
+        ))}
+      </tbody>
+    </table>
   );
 }
 
