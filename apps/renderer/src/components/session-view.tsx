@@ -117,13 +117,15 @@ function SessionProcRow({
           {ROLE_LABELS[node.role]}
         </span>
       </td>
-      <td className="session-cmd">
-        {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
-          <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
-            :{port}
-          </span>
-        ))}
-        <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+      <td className="session-cmd-cell">
+        <div className="session-cmd">
+          {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
+            <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
+              :{port}
+            </span>
+          ))}
+          <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+        </div>
       </td>
       <td className="session-spark">
         {samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null}
@@ -142,6 +144,14 @@ function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySe
   if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
   return (
     <table className="session-tree" aria-label="Session processes" data-testid="session-tree">
+      <colgroup>
+        <col className="col-pid" />
+        <col className="col-role" />
+        <col />
+        <col className="col-trend" />
+        <col className="col-cpu" />
+        <col className="col-mem" />
+      </colgroup>
       <thead>
         <tr>
           <th scope="col" className="num">
