@@ -177,7 +177,7 @@ export async function ageCellsTooNarrow(page: Page, scope: string): Promise<Prob
 /** The banners' height together (connection, warning, leak, pile-up). */
 export async function bannersHeight(page: Page): Promise<number> {
   return page.evaluate(() =>
-    Array.from(document.querySelectorAll('.app > .banner')).reduce(
+    Array.from(document.querySelectorAll('.app > .banner, .app > .banners > .banner')).reduce(
       (sum, banner) => sum + banner.getBoundingClientRect().height,
       0,
     ),
