@@ -42,6 +42,9 @@ test.describe('a lost host connection', () => {
     await expect(newRun).toBeDisabled();
     await expect(newRun).toHaveAttribute('title', /No host connection/);
     await page.setViewportSize({ width: 1024, height: 700 });
-    await page.screenshot({ path: join(TEST_SHOT_DIR, 'stale-1024x700-light.png') });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: join(TEST_SHOT_DIR, `stale-1024x700-${scheme}.png`) });
+    }
   });
 });
