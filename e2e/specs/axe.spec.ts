@@ -107,6 +107,10 @@ test.describe('accessibility', () => {
       await pilesOption.dispatchEvent('mousedown');
       const view = app.getByTestId('session-view');
       await expect(view.getByTestId('session-alert')).toBeVisible();
+      // The member list is a table a screen reader can walk by its column headers.
+      const members = view.getByRole('table', { name: 'Session processes' });
+      for (const header of ['PID', 'Role', 'Command', 'CPU trend', 'CPU', 'Memory'])
+        await expect(members.getByRole('columnheader', { name: header, exact: true })).toBeVisible();
       await audit(app, 'Sessions with a pile-up', findings);
       await view.getByTestId('session-alert').getByRole('button', { name: 'Trim…' }).click();
       const trim = app.getByRole('dialog', { name: /^Trim \d+ processes/ });

@@ -10,6 +10,7 @@ import type { Page } from '@playwright/test';
 import { TEST_SHOT_DIR } from '../support/env';
 import { expect, test } from '../support/fixtures';
 import {
+  ageCellsTooNarrow,
   bannersHeight,
   clippedButtons,
   clippedHeaders,
@@ -25,6 +26,7 @@ const SIZES = [
   { width: 1024, height: 700 },
   // Where the details start to dock beside the runs (DETAILS_DOCK_MIN_WIDTH): the tightest docked fit.
   { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
   { width: 1920, height: 1080 },
 ] as const;
 
@@ -72,7 +74,7 @@ test.describe('layout', () => {
     scene = null;
   });
 
-  test('holds at 1024×700, 1280×800 and 1920×1080, light and dark', async ({ app }) => {
+  test('holds at 1024×700, 1280×800, 1440×900 and 1920×1080, light and dark', async ({ app }) => {
     test.setTimeout(240_000);
     scene = await buildScene(app, 'layout-scene');
     await app.getByRole('tab', { name: 'All processes' }).click();
@@ -150,6 +152,8 @@ test.describe('layout', () => {
         await app.getByRole('tab', { name: 'All processes' }).click();
         await expect(app.getByTestId('system-count')).toContainText(/[1-9]\d* processes/);
         expect(await visibleColumns(app, '.system-view')).toEqual(SYSTEM_COLUMNS);
+        // System processes live for hours: "23 h 59 min" must fit (the run grid keeps its own widths).
+        expect(await ageCellsTooNarrow(app, '.system-view'), `Age at ${tag}`).toEqual([]);
         await expectTidy(app, `system at ${tag}`);
         await shoot(app, `system-${tag}`);
       });

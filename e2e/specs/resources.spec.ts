@@ -68,7 +68,7 @@ async function checkServerRun(app: Page, card: Locator): Promise<void> {
   await expectDrawn(chart.getByTestId('chart-cpu'));
   await expectDrawn(chart.getByTestId('chart-memory'));
   await expect(chart).toContainText('now');
-  await expect(chart).toContainText(/\d+s ago/);
+  await expect(chart).toContainText(/\d+(\.\d)? s ago/);
 
   for (const size of SIZES) {
     await app.setViewportSize(size);

@@ -39,7 +39,11 @@ async function shootBothSizes(app: Page, name: string): Promise<void> {
     await app.setViewportSize(size);
     await app.mouse.move(0, 0);
     expect(await clippedButtons(app), `buttons of ${name} at ${size.width}×${size.height}`).toEqual([]);
-    await app.screenshot({ path: join(TEST_SHOT_DIR, `${name}-${size.width}x${size.height}.png`) });
+    for (const scheme of ['light', 'dark'] as const) {
+      await app.emulateMedia({ colorScheme: scheme });
+      await app.screenshot({ path: join(TEST_SHOT_DIR, `${name}-${size.width}x${size.height}-${scheme}.png`) });
+    }
+    await app.emulateMedia({ colorScheme: 'light' });
   }
   await app.setViewportSize(SIZES[0]);
 }

@@ -145,10 +145,39 @@ export async function clippedHeaders(page: Page): Promise<Problem[]> {
   });
 }
 
+/** The longest Age a process can show before its days count ("2 d 04 h" is shorter). */
+export const LONGEST_AGE = '23 h 59 min';
+
+/**
+ * Age cells of the system view that could not hold the longest age: the probe is laid out in each
+ * cell's own font and padding, so the check does not depend on how long this machine has been up.
+ */
+export async function ageCellsTooNarrow(page: Page, scope: string): Promise<Problem[]> {
+  return page.evaluate(
+    ({ scope, longest }) => {
+      const problems: Array<{ what: string; detail: string }> = [];
+      const cell = document.querySelector<HTMLElement>(`${scope} .prow:not(.prow-header) .col-age`);
+      if (!cell || cell.getBoundingClientRect().width === 0) return [{ what: 'no Age cell shown', detail: scope }];
+      const saved = cell.textContent;
+      cell.textContent = longest;
+      const needed = cell.scrollWidth;
+      const clipped = needed > cell.clientWidth + 1;
+      cell.textContent = saved;
+      if (clipped)
+        problems.push({
+          what: 'Age cell too narrow',
+          detail: `${longest} needs ${needed}px, has ${cell.clientWidth}px`,
+        });
+      return problems;
+    },
+    { scope, longest: LONGEST_AGE },
+  );
+}
+
 /** The banners' height together (connection, warning, leak, pile-up). */
 export async function bannersHeight(page: Page): Promise<number> {
   return page.evaluate(() =>
-    Array.from(document.querySelectorAll('.app > .banner')).reduce(
+    Array.from(document.querySelectorAll('.app > .banner, .app > .banners > .banner')).reduce(
       (sum, banner) => sum + banner.getBoundingClientRect().height,
       0,
     ),

@@ -59,4 +59,15 @@ describe('Activity', () => {
     expect([...items].map((item) => item.getAttribute('data-kind'))).toEqual(['start', 'runEnded', 'kill']);
     expect(document.querySelectorAll('.outcome-restored')).toHaveLength(2);
   });
+
+  it('shows each time short, with the whole date, time and zone in its title', async () => {
+    installFakeBridge((command) => okReply(command.type === 'getActivity' ? { entries: ledger } : {}));
+    render(<ActivityPanel />);
+    act(() => useAppStore.getState().setConnection({ status: 'open' }));
+    await waitFor(() => expect(screen.getByTestId('activity-latest').textContent).toContain('run-a ended'));
+    const time = screen.getByTestId('activity-latest').querySelector('.outcome-time time');
+    expect(time?.textContent).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(time?.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC[+-]\d\d:\d\d$/);
+    expect(time?.getAttribute('dateTime')).toBe(new Date(NOW - 1000).toISOString());
+  });
 });

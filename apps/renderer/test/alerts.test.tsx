@@ -25,6 +25,7 @@ import { SessionView as SessionDetail } from '../src/components/session-view';
 import { Sidebar } from '../src/components/sidebar';
 import { TrimDialog } from '../src/components/trim-dialog';
 import { useLeakNotifications } from '../src/hooks/use-leak-notifications';
+import { proseTitle } from '../src/model/prose';
 import { useAppStore } from '../src/store/store';
 import {
   installFakeBridge,
@@ -155,7 +156,7 @@ describe('alerts on the session card', () => {
     const alert = screen.getByTestId('session-alert');
     expect(alert.getAttribute('data-kind')).toBe('duplicate-servers');
     expect(alert.textContent).toContain('duplicate MCP servers');
-    expect(alert.textContent).toMatch(/2 processes · for 2m/);
+    expect(alert.textContent).toMatch(/2 processes · for 2 min/);
     expect(alert.textContent).toContain('the newest (pid 505) is kept');
     expect(alert.textContent).toContain('pid 503, 504');
   });
@@ -216,12 +217,17 @@ describe("the leak banner's neighbour", () => {
   });
 
   it('cuts long evidence in the banner and keeps it whole on hover', () => {
-    const why = `3 sets of \`${'/very/long/path/'.repeat(20)}server.mjs\` alive; the newest (pid 505) is kept`;
+    const why = `3 sets of \`${'/very/long/path/'.repeat(20)}server.mjs ${'--option value '.repeat(12)}--last\` alive; the newest (pid 505) is kept`;
     showSessions([pileSession([duplicateAlert({ why })])]);
     render(<AlertBanner />);
-    const evidence = screen.getAllByTitle(why).find((node) => node.className === 'banner-evidence') as HTMLElement;
+    const evidence = screen
+      .getAllByTitle(proseTitle(why))
+      .find((node) => node.className === 'banner-evidence') as HTMLElement;
     expect(evidence.textContent?.length).toBeLessThan(150);
     expect(evidence.textContent?.endsWith('…')).toBe(true);
+    // The code span cut open is still code: no backtick shows.
+    expect(evidence.textContent).not.toContain('`');
+    expect(evidence.querySelector('code')).not.toBeNull();
   });
 
   it('is absent while no live session has an alert, even when an ended one still carries some', () => {

@@ -63,7 +63,7 @@ describe('ports and resource history', () => {
     const samples = [0, 1, 2, 3].map((i) => ({ atMs: NOW + i * 1000, cpuPercent: 10 + i * 20, memoryBytes: MIB }));
     render(<Sparkline samples={samples} kind="cpu" testId="spark" />);
     const svg = screen.getByTestId('spark');
-    expect(svg.getAttribute('aria-label')).toBe('CPU 70.0 %, rising over the last 3s');
+    expect(svg.getAttribute('aria-label')).toBe('CPU 70.0 %, rising over the last 3 s');
     expect(svg.querySelector('path')?.getAttribute('d')).toMatch(/^M0\.00,[\d.]+( L[\d.]+,[\d.]+){3}$/);
   });
 
@@ -80,7 +80,7 @@ describe('ports and resource history', () => {
     expect([...chips.querySelectorAll('li')].map((chip) => chip.textContent)).toEqual([':3000', 'udp :5353', ':9229']);
     expect(chips.getAttribute('aria-label')).toBe('Listening: tcp 127.0.0.1:3000, udp 0.0.0.0:5353, tcp [::1]:9229');
     expect(screen.getByTestId('run-spark-cpu').getAttribute('aria-label')).toMatch(
-      /^CPU 40\.0 %, rising over the last 3s$/,
+      /^CPU 40\.0 %, rising over the last 3 s$/,
     );
     expect(screen.getByTestId('run-spark-memory').querySelector('path')?.getAttribute('d')).not.toBe('');
     // The totals ring sums the tree: 40 % + the child's 0 %.
@@ -100,9 +100,9 @@ describe('ports and resource history', () => {
     expect(screen.getByTestId('process-listening').textContent).toBe('tcp 127.0.0.1:3000udp 0.0.0.0:5353');
     const charts = screen.getAllByTestId('resource-chart');
     expect(charts).toHaveLength(2); // the process, then the whole tree
-    expect(charts[0]?.getAttribute('aria-label')).toBe('Resource history of process 100, the last 2s');
+    expect(charts[0]?.getAttribute('aria-label')).toBe('Resource history of process 100, the last 2 s');
     expect(charts[0]?.querySelector('[data-testid="chart-cpu"] path')?.getAttribute('d')).not.toBe('');
-    expect(charts[0]?.textContent).toContain('2s ago');
+    expect(charts[0]?.textContent).toContain('2 s ago');
     expect(charts[0]?.textContent).toContain('now');
   });
 

@@ -46,10 +46,10 @@ describe('session curves', () => {
     expect(pathOf('session-spark-memory')).not.toBe('');
     // 40 % root + 5 % MCP server; 44 MiB + 8 MiB.
     expect(screen.getByTestId('session-spark-cpu').getAttribute('aria-label')).toBe(
-      'CPU 45.0 %, rising over the last 3s',
+      'CPU 45.0 %, rising over the last 3 s',
     );
     expect(screen.getByTestId('session-spark-memory').getAttribute('aria-label')).toBe(
-      'Memory 52.0 MiB, steady over the last 3s',
+      'Memory 52.0 MiB, steady over the last 3 s',
     );
   });
 
@@ -87,7 +87,7 @@ describe('session curves', () => {
     expect(chart.textContent).toContain('its end');
     expect(chart.textContent).not.toContain('now');
     expect(screen.getByTestId('chart-cpu').getAttribute('aria-label')).toBe(
-      'CPU 35.0 % at its end, rising over its last 2s',
+      'CPU 35.0 % at its end, rising over its last 2 s',
     );
   });
 
@@ -96,9 +96,26 @@ describe('session curves', () => {
     render(<SessionDetail />);
     const rows = screen.getAllByTestId('session-proc');
     const rootSpark = rows.find((row) => row.dataset.role === 'root')?.querySelector('svg.row-spark');
-    expect(rootSpark?.getAttribute('aria-label')).toBe('CPU 30.0 %, rising over the last 2s');
+    expect(rootSpark?.getAttribute('aria-label')).toBe('CPU 30.0 %, rising over the last 2 s');
     expect(rootSpark?.querySelector('path')?.getAttribute('d')).not.toBe('');
     const mcpSpark = rows.find((row) => row.dataset.role === 'mcp-server')?.querySelector('svg.row-spark');
-    expect(mcpSpark?.getAttribute('aria-label')).toBe('CPU 5.0 %, steady over the last 2s');
+    expect(mcpSpark?.getAttribute('aria-label')).toBe('CPU 5.0 %, steady over the last 2 s');
+  });
+
+  it('lists the members in a table whose columns say what they hold', () => {
+    feed((tick) => [busySession(tick)], [1, 2]);
+    render(<SessionDetail />);
+    const table = screen.getByRole('table', { name: 'Session processes' });
+    expect(screen.getAllByRole('columnheader').map((header) => header.textContent)).toEqual([
+      'PID',
+      'Role',
+      'Command',
+      'CPU trend',
+      'CPU',
+      'Memory',
+    ]);
+    const cells = screen.getAllByTestId('session-proc').map((row) => row.querySelectorAll('td').length);
+    expect(cells).toEqual([6, 6]);
+    expect(table.querySelector('tbody')?.children).toHaveLength(2);
   });
 });

@@ -31,12 +31,14 @@ describe('trend', () => {
   });
 
   it('says the latest value and the trend in words', () => {
-    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000)).toBe('CPU 40.0 %, rising over the last 3s');
-    expect(describeSeries('Memory', [3 * MIB, 2 * MIB, MIB], 2_000)).toBe('Memory 1.0 MiB, falling over the last 2s');
+    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000)).toBe('CPU 40.0 %, rising over the last 3 s');
+    expect(describeSeries('Memory', [3 * MIB, 2 * MIB, MIB], 2_000)).toBe('Memory 1.0 MiB, falling over the last 2 s');
     expect(describeSeries('CPU', [], 0)).toBe('CPU: no samples yet');
     expect(describeSeries('CPU', [5], 0)).toBe('CPU 5.0 %, too few samples for a trend');
     // A final curve (an ended session's) never reads as the present.
-    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000, true)).toBe('CPU 40.0 % at its end, rising over its last 3s');
+    expect(describeSeries('CPU', [10, 20, 30, 40], 3_000, true)).toBe(
+      'CPU 40.0 % at its end, rising over its last 3 s',
+    );
     expect(describeSeries('Memory', [], 0, true)).toBe('Memory: no samples before it ended');
   });
 });

@@ -50,6 +50,17 @@ const records: LedgerRecord[] = [
   },
   {
     v: 1,
+    kind: 'lease_start',
+    at: '2026-11-30T09:59:00.000Z',
+    by,
+    leaseId: 'lease-x',
+    name: 'nightly-build',
+    holder: { pid: 3, startTime: '30' },
+    guardian: { pid: 4, startTime: '40' },
+    subreaper: true,
+  },
+  {
+    v: 1,
     kind: 'lease_end',
     at: '2026-11-30T10:00:03.000Z',
     by,
@@ -70,12 +81,18 @@ describe('ledger activity', () => {
     expect(ending?.message).toBe('sleep 200 was not found (ENOENT); check the path or PATH');
     expect(ending?.title).toContain('run-a ended: missing_binary (exit 127)');
     expect(lines[1]?.title).toBe('Kill of pid 7 (orphan_clean): killed, 1 process ended');
-    expect(lines[0]?.title).toBe('Lease lease-x ended: its holder died, 1 run ended');
+    // Named as the user named it (its start is in the ledger), like the live panel does.
+    expect(lines[0]?.title).toBe('Lease nightly-build ended: its holder died, 1 run ended');
     for (const line of lines) expect(activityEntrySchema.safeParse(line).success).toBe(true);
   });
 
   it('keeps to the limit and shows no start records', () => {
     expect(recentActivity(records, 1).map((line) => line.kind)).toEqual(['lease_end']);
     expect(activityOf(records[0] as LedgerRecord)).toBeNull();
+  });
+
+  it('keeps the id only for a lease whose start is not in the ledger', () => {
+    const end = records.find((record) => record.kind === 'lease_end') as LedgerRecord;
+    expect(activityOf(end)?.title).toBe('Lease lease-x ended: its holder died, 1 run ended');
   });
 });

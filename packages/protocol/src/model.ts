@@ -242,6 +242,8 @@ export const snapshotSchema = z.object({
   warnings: z.array(z.string()).optional(),
   /** Absent from hosts that do not probe (then the UI offers nothing that needs a capability). */
   capabilities: hostCapabilitiesSchema.optional(),
+  /** The host user's home directory, so paths in the host's sentences can read `~/…`. */
+  homeDir: z.string().max(4096).optional(),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 

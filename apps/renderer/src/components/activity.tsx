@@ -5,10 +5,10 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { loadActivity } from '../actions/actions';
-import { formatClock } from '../model/format';
 import { useAppStore } from '../store/store';
 import type { Outcome } from '../store/types';
 import { ClassificationBadge } from './badges';
+import { ClockTime } from './clock-time';
 import { KillTimeline } from './kill-timeline';
 
 function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expanded: boolean; onToggle(): void }) {
@@ -21,7 +21,9 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
       data-kind={outcome.kind}
     >
       <div className="outcome-head">
-        <span className="outcome-time">{formatClock(outcome.atMs)}</span>
+        <span className="outcome-time">
+          <ClockTime atMs={outcome.atMs} />
+        </span>
         <span className={`outcome-icon ${outcome.ok ? 'good' : 'bad'}`} aria-hidden="true">
           {outcome.ok ? '✓' : '✕'}
         </span>
@@ -69,7 +71,9 @@ function LatestLine({ outcome }: { outcome: Outcome }) {
       data-testid="activity-latest"
       title={outcome.message ?? outcome.title}
     >
-      <span className="outcome-time">{formatClock(outcome.atMs)}</span>
+      <span className="outcome-time">
+        <ClockTime atMs={outcome.atMs} />
+      </span>
       <span className={`outcome-icon ${outcome.ok ? 'good' : 'bad'}`} aria-hidden="true">
         {outcome.ok ? '✓' : '✕'}
       </span>

@@ -5,18 +5,23 @@
  * after listing exactly what it will signal.
  */
 import { liveAlerts } from '@treewarden/protocol';
+import { foldPaths } from '../model/prose';
 import { alertLabel, plural } from '../model/session-alerts';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
 import { useBannerFold } from './banner-toggle';
+import { Prose, useProseTitle } from './prose';
 
 /** Alerts the banner names before summarising the rest. */
 const NAMED_ALERTS = 2;
 /** Evidence shown in the banner before it is cut (whole on hover and on the session's card). */
 const BANNER_WHY_CHARS = 140;
 
+/** Cut to the banner's room; a code span cut open is closed after the ellipsis, so no backtick shows. */
 function shortWhy(why: string): string {
-  return why.length <= BANNER_WHY_CHARS ? why : `${why.slice(0, BANNER_WHY_CHARS - 1)}…`;
+  if (why.length <= BANNER_WHY_CHARS) return why;
+  const cut = `${why.slice(0, BANNER_WHY_CHARS - 1)}…`;
+  return (cut.split('`').length - 1) % 2 === 1 ? `${cut}\`` : cut;
 }
 
 export function AlertBanner() {
@@ -26,6 +31,8 @@ export function AlertBanner() {
   const selectSession = useAppStore((state) => state.selectSession);
   const setView = useAppStore((state) => state.setView);
   const { foldClass, toggle } = useBannerFold();
+  const titleOf = useProseTitle();
+  const homeDir = useAppStore((state) => state.snapshot?.homeDir);
   if (alerts.length === 0) return null;
   const sessions = new Set(alerts.map(({ session }) => session.id));
   const first = alerts[0];
@@ -44,16 +51,16 @@ export function AlertBanner() {
         </strong>{' '}
         <span className="banner-list">
           {alerts.slice(0, NAMED_ALERTS).map(({ session, alert }) => (
-            <span key={alert.id} className="banner-orphan" title={alert.why}>
+            <span key={alert.id} className="banner-orphan" title={titleOf(alert.why)}>
               {alertLabel(alert.kind)} ({plural(alert.pids.length, 'process', 'processes')}) in {sessionLabel(session)}
             </span>
           ))}
           {alerts.length > NAMED_ALERTS ? <span> and {alerts.length - NAMED_ALERTS} more</span> : null}
         </span>
         {alerts.length === 1 && first ? (
-          <span className="banner-evidence" title={first.alert.why}>
+          <span className="banner-evidence" title={titleOf(first.alert.why)}>
             {' '}
-            — {shortWhy(first.alert.why)}
+            — <Prose text={shortWhy(foldPaths(first.alert.why, homeDir))} />
           </span>
         ) : null}
       </div>

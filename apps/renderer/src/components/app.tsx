@@ -54,9 +54,11 @@ export function App() {
       </a>
       <TopBar />
       <ConnectionNotice />
-      <WarningBanner />
-      <OrphanBanner />
-      <AlertBanner />
+      <div className="banners" inert={stale} data-testid="banners">
+        <WarningBanner />
+        <OrphanBanner />
+        <AlertBanner />
+      </div>
       <div className="body" inert={stale} data-testid="app-body">
         <Sidebar />
         <main className="main" id="main" tabIndex={-1}>

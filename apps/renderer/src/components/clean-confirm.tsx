@@ -11,10 +11,12 @@ import { requestCleanOrphans } from '../actions/actions';
 import { requestCleanAgentLeaks, requestStopContainers } from '../actions/agent-actions';
 import { ROLE_LABELS, targetsOf } from '../model/agent-leaks';
 import { cleanPlan } from '../model/clean-plan';
-import { formatWallClock, shortenCommandLine } from '../model/format';
+import { shortenCommandLine } from '../model/format';
 import { containerCleanLine, containerLeftovers } from '../model/session-containers';
 import { useAppStore } from '../store/store';
+import { ClockTime } from './clock-time';
 import { ConfirmDialog } from './confirm-dialog';
+import { Prose } from './prose';
 
 function processes(count: number): string {
   return `${count} leaked process${count === 1 ? '' : 'es'}`;
@@ -63,8 +65,13 @@ export function CleanConfirm() {
             pid <strong>{orphan.process.pid}</strong> <span className="muted">{owner(orphan)}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine || orphan.process.command)}</code>{' '}
             <span className="muted">
-              started {formatWallClock(orphan.process.startedAtMs)}
-              {orphan.reasons[0] ? ` · ${orphan.reasons[0]}` : ''}
+              started <ClockTime atMs={orphan.process.startedAtMs} withDay />
+              {orphan.reasons[0] ? (
+                <>
+                  {' · '}
+                  <Prose text={orphan.reasons[0]} />
+                </>
+              ) : null}
             </span>
           </li>
         ))}

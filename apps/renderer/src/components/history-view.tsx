@@ -2,10 +2,11 @@
 import type { HistoryEntry, Snapshot } from '@treewarden/protocol';
 import { useEffect, useState } from 'react';
 import { loadHistory } from '../actions/actions';
-import { formatClock, formatDuration, formatWallClock, shortenCommandLine } from '../model/format';
+import { formatDuration, shortenCommandLine } from '../model/format';
 import { openRunStatus } from '../model/history-status';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge } from './badges';
+import { ClockTime } from './clock-time';
 import { CopyButton } from './run-id';
 
 /** Facts of a run that is no longer in the snapshot: what the ledger holds. */
@@ -21,9 +22,11 @@ function LedgerDetails({ entry }: { entry: HistoryEntry }) {
         <code className="wrap">{entry.cwd ?? 'not recorded'}</code>
       </dd>
       <dt>Started</dt>
-      <dd>{formatWallClock(entry.startedAtMs)}</dd>
+      <dd>
+        <ClockTime atMs={entry.startedAtMs} withDay />
+      </dd>
       <dt>Ended</dt>
-      <dd>{entry.endedAtMs === null ? 'no end recorded' : formatWallClock(entry.endedAtMs)}</dd>
+      <dd>{entry.endedAtMs === null ? 'no end recorded' : <ClockTime atMs={entry.endedAtMs} withDay />}</dd>
       <dt>Lease</dt>
       <dd>{entry.leaseId ?? 'none recorded'}</dd>
       <dt>Survivors</dt>
@@ -106,7 +109,9 @@ export function HistoryView() {
               <td className="ellipsis" title={entry.command}>
                 {shortenCommandLine(entry.command)}
               </td>
-              <td className="nowrap">{formatClock(entry.startedAtMs)}</td>
+              <td className="nowrap">
+                <ClockTime atMs={entry.startedAtMs} />
+              </td>
               <td className="num nowrap">
                 {entry.endedAtMs === null ? '—' : formatDuration(entry.endedAtMs - entry.startedAtMs)}
               </td>

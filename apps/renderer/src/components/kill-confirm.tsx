@@ -6,11 +6,12 @@
 import type { CommandResult } from '@treewarden/protocol';
 import { useEffect, useState } from 'react';
 import { requestKillTree } from '../actions/actions';
-import { formatWallClock, shortenCommandLine } from '../model/format';
+import { shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
 import { useAppStore } from '../store/store';
 import type { KillRequest } from '../store/types';
 import { send } from '../transport/host';
+import { ClockTime } from './clock-time';
 import { ConfirmDialog } from './confirm-dialog';
 
 type Preview = CommandResult<'previewKill'>;
@@ -77,7 +78,9 @@ function PreviewList({ state }: { state: PreviewState | null }) {
         {preview.processes.map((process) => (
           <li key={`${process.pid}:${process.startTime}`} className="kill-target" data-pid={process.pid}>
             pid <strong>{process.pid}</strong>{' '}
-            <span className="muted">started {formatWallClock(process.startedAtMs)}</span>{' '}
+            <span className="muted">
+              started <ClockTime atMs={process.startedAtMs} withDay />
+            </span>{' '}
             {process.outsideTree ? (
               <span className="kill-escapee" title="Not a descendant of the target: it carries the run's cookie">
                 escaped · found by run cookie
@@ -118,7 +121,10 @@ export function KillConfirm() {
             {request.startedAtMs !== undefined ? (
               <>
                 {' '}
-                started <strong data-testid="kill-started">{formatWallClock(request.startedAtMs)}</strong>
+                started{' '}
+                <strong data-testid="kill-started">
+                  <ClockTime atMs={request.startedAtMs} withDay />
+                </strong>
               </>
             ) : null}{' '}
             <span className="muted">(identity {request.target.startTime})</span>

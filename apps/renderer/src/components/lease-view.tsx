@@ -2,10 +2,11 @@
 
 import type { LeaseView as LeaseModel } from '@treewarden/protocol';
 import { requestReleaseLease } from '../actions/actions';
-import { formatClock, shortenCommandLine } from '../model/format';
+import { shortenCommandLine } from '../model/format';
 import { selectLease } from '../store/selectors';
 import { useAppStore } from '../store/store';
 import { HolderDot } from './badges';
+import { ClockTime } from './clock-time';
 import { EmptyState } from './empty-state';
 import { RunCard } from './run-card';
 
@@ -61,7 +62,7 @@ export function LeaseView() {
             {lease.holder && !lease.holderCommand.startsWith(`pid ${lease.holder.pid} `)
               ? ` · pid ${lease.holder.pid}`
               : ''}{' '}
-            · {shortenCommandLine(lease.holderCommand)} · since {formatClock(lease.createdAtMs)}
+            · {shortenCommandLine(lease.holderCommand)} · since <ClockTime atMs={lease.createdAtMs} />
           </span>
         </div>
         <div className="lease-actions">

@@ -14,6 +14,7 @@ import { agentCleanKey, confirmAgentClean } from '../actions/agent-actions';
 import { describeSources, ROLE_LABELS, splitAgentLeaks } from '../model/agent-leaks';
 import { useAppStore } from '../store/store';
 import { useBannerFold } from './banner-toggle';
+import { Prose, useProseTitle } from './prose';
 
 /** How many leaked processes the banner names before summarising the rest. */
 const NAMED_ORPHANS = 3;
@@ -43,6 +44,7 @@ export function OrphanBanner() {
     (state) => agentCleanKey() in state.pending || agentCleanKey(undefined, true) in state.pending,
   );
   const { foldClass, toggle } = useBannerFold();
+  const titleOf = useProseTitle();
   if (orphans.length === 0) return null;
   const agent = splitAgentLeaks(orphans);
   const recorded = orphans.filter((orphan) => orphan.kind === 'over');
@@ -73,13 +75,18 @@ export function OrphanBanner() {
             <span
               key={`${orphan.process.pid}:${orphan.process.startTime}`}
               className="banner-orphan"
-              title={orphan.reasons.join('\n')}
+              title={titleOf(orphan.reasons.join('\n'))}
             >
               pid {orphan.process.pid} <code>{orphan.process.command}</code>
               {orphan.runId ? ` (${orphan.runId})` : ''}
               {orphan.kind === 'unregistered' ? ' · unregistered' : ''}
               {orphan.kind === 'agent' ? ` (${orphan.agent ?? 'agent'} ${ROLE_LABELS[orphan.role ?? 'other']})` : ''}
-              {orphan.kind !== 'agent' && orphans.length === 1 && orphan.reasons[0] ? ` — ${orphan.reasons[0]}` : ''}
+              {orphan.kind !== 'agent' && orphans.length === 1 && orphan.reasons[0] ? (
+                <>
+                  {' — '}
+                  <Prose text={orphan.reasons[0]} />
+                </>
+              ) : null}
             </span>
           ))}
           {orphans.length > NAMED_ORPHANS ? <span> and {orphans.length - NAMED_ORPHANS} more</span> : null}
@@ -87,7 +94,7 @@ export function OrphanBanner() {
         {agentEvidence(orphans).map((why) => (
           <span key={why} className="banner-evidence">
             {' '}
-            — {why}
+            — <Prose text={why} />
           </span>
         ))}
       </div>

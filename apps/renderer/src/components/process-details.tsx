@@ -1,10 +1,12 @@
 /** The selected process of a run: its own identity, place in the tree, argv, cwd and why it is a member. */
 import type { ProcessNode } from '@treewarden/protocol';
 import { type HistorySource, useSamples } from '../hooks/use-samples';
-import { formatBytes, formatWallClock } from '../model/format';
+import { formatBytes } from '../model/format';
 import { identityKey } from '../model/identity';
 import { formatSocket } from '../model/ports';
 import { stateName } from './badges';
+import { ClockTime } from './clock-time';
+import { Prose } from './prose';
 import { ResourceChart } from './resource-chart';
 import { CopyButton } from './run-id';
 
@@ -46,7 +48,10 @@ export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: 
       <dl className="kv kv-tight">
         <dt>Identity</dt>
         <dd>
-          pid {node.pid} · started <span data-testid="process-started">{formatWallClock(node.startedAtMs)}</span>{' '}
+          pid {node.pid} · started{' '}
+          <span data-testid="process-started">
+            <ClockTime atMs={node.startedAtMs} withDay />
+          </span>{' '}
           <span className="muted" title="Start time in clock ticks since boot: the kernel's half of the identity">
             ({node.startTime})
           </span>
@@ -81,7 +86,9 @@ export function ProcessDetails({ node, rootPid }: { node: ProcessNode; rootPid: 
           ) : (
             <ul className="evidence">
               {evidence.map((line) => (
-                <li key={line}>{line}</li>
+                <li key={line}>
+                  <Prose text={line} />
+                </li>
               ))}
             </ul>
           )}

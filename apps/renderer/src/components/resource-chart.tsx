@@ -1,6 +1,6 @@
 /**
  * The details panel's chart: CPU % and memory over the kept window, each with its scale on the
- * left (top and bottom values) and the time axis below ("2m 10s ago" … "now"). Inline SVG.
+ * left (top and bottom values) and the time axis below ("2 min 10 s ago" … "now"). Inline SVG.
  */
 import { formatBytes, formatDuration, formatPercent } from '../model/format';
 import type { Sample } from '../model/history';
@@ -52,10 +52,10 @@ function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: 
   );
 }
 
-/** The time axis's ends: "2m 10s ago … now", or for a final curve "2m 10s before … its end". */
+/** The time axis's ends: "2 min 10 s ago … now", or for a final curve "2 min 10 s before … its end". */
 function axisLabels(samples: readonly Sample[], final: boolean): [string, string] {
   const span = spanOf(samples);
-  const length = span < MS_PER_SECOND ? 'under 1s' : formatDuration(span);
+  const length = span < MS_PER_SECOND ? 'under 1 s' : formatDuration(span);
   const start = samples.length < 2 ? '—' : `${length} ${final ? 'before' : 'ago'}`;
   return [start, final ? 'its end' : 'now'];
 }

@@ -3,7 +3,7 @@ import type { Identity, RunView } from '@treewarden/protocol';
 import { type ReactNode, useEffect, useMemo } from 'react';
 import { loadHistory } from '../actions/actions';
 import { useSamples } from '../hooks/use-samples';
-import { formatClock, formatDuration, shortenCommandLine } from '../model/format';
+import { formatDuration, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
 import { formatEnforcement, formatLimits, formatTrip } from '../model/limits';
 import { describeStart } from '../model/process-start';
@@ -11,6 +11,7 @@ import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
 import { ClassificationBadge, KILLED_BY_TEXT, PhaseBadge } from './badges';
+import { ClockTime } from './clock-time';
 import { KillTimeline } from './kill-timeline';
 import { ProcessDetails } from './process-details';
 import { ResourceChart } from './resource-chart';
@@ -163,11 +164,13 @@ export function RunDetails() {
             </span>
           </Field>
         )}
-        <Field label="Started">{formatClock(run.startedAtMs)}</Field>
-        <Field label="Deadline">{run.deadlineAtMs === null ? 'unknown' : formatClock(run.deadlineAtMs)}</Field>
+        <Field label="Started">
+          <ClockTime atMs={run.startedAtMs} />
+        </Field>
+        <Field label="Deadline">{run.deadlineAtMs === null ? 'unknown' : <ClockTime atMs={run.deadlineAtMs} />}</Field>
         {run.endedAtMs !== null ? (
           <Field label="Ended">
-            {formatClock(run.endedAtMs)} after {formatDuration(run.endedAtMs - run.startedAtMs)}
+            <ClockTime atMs={run.endedAtMs} /> after {formatDuration(run.endedAtMs - run.startedAtMs)}
           </Field>
         ) : null}
         {run.root ? <RootField run={run} root={run.root} /> : null}
@@ -217,7 +220,9 @@ export function RunDetails() {
           <ul className="mini-history">
             {earlier.map((entry) => (
               <li key={entry.runId}>
-                <span className="muted">{formatClock(entry.startedAtMs)}</span>{' '}
+                <span className="muted">
+                  <ClockTime atMs={entry.startedAtMs} />
+                </span>{' '}
                 <span className="run-id" title={entry.runId}>
                   {entry.runId}
                 </span>{' '}

@@ -8,6 +8,7 @@ import { useNow } from '../hooks/use-now';
 import { formatDuration } from '../model/format';
 import { alertLabel, alertsOf, plural } from '../model/session-alerts';
 import { useAppStore } from '../store/store';
+import { Prose } from './prose';
 
 /** Pids named on the card before the rest are summarised (the Trim dialog lists them all). */
 const NAMED_PIDS = 8;
@@ -39,7 +40,9 @@ export function SessionAlerts({ session }: { session: SessionView }) {
               {trimming ? 'Trimming…' : 'Trim…'}
             </button>
           </div>
-          <div className="session-alert-why">{alert.why}</div>
+          <div className="session-alert-why">
+            <Prose text={alert.why} />
+          </div>
           <div className="session-alert-pids muted">
             pid {alert.pids.slice(0, NAMED_PIDS).join(', ')}
             {alert.pids.length > NAMED_PIDS ? ` and ${alert.pids.length - NAMED_PIDS} more` : ''}

@@ -5,7 +5,7 @@
 import type { SessionAlertKind, SessionView } from '@treewarden/protocol';
 import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
-import { formatDuration } from '../model/format';
+import { formatDuration, formatFullDateTime } from '../model/format';
 import { alertLabel, alertsOf, plural } from '../model/session-alerts';
 import { isCurveFinal } from '../model/session-samples';
 import { sessionLabel } from '../model/side-labels';
@@ -46,8 +46,17 @@ export function summarizeSession(session: SessionView): SessionSummary {
 
 function SessionAge({ session }: { session: SessionSummary }) {
   const now = useNow();
-  if (session.endedAtMs !== null) return <span>ended {formatDuration(now - session.endedAtMs)} ago</span>;
-  return <span>{formatDuration(now - session.startedAtMs)}</span>;
+  if (session.endedAtMs !== null)
+    return (
+      <span title={`ended ${formatFullDateTime(session.endedAtMs)}`}>
+        ended {formatDuration(now - session.endedAtMs)} ago
+      </span>
+    );
+  return (
+    <span title={`started ${formatFullDateTime(session.startedAtMs)}`}>
+      {formatDuration(now - session.startedAtMs)}
+    </span>
+  );
 }
 
 export function SessionList({ sessions, label }: { sessions: SessionSummary[]; label: string }) {

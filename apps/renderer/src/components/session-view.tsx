@@ -10,7 +10,7 @@ import { agentCleanKey, confirmAgentClean, containerStopKey } from '../actions/a
 import { useNow } from '../hooks/use-now';
 import { useSamples } from '../hooks/use-samples';
 import { ROLE_LABELS } from '../model/agent-leaks';
-import { formatBytes, formatDuration, formatPercent, shortenCommandLine } from '../model/format';
+import { formatBytes, formatDuration, formatFullDateTime, formatPercent, shortenCommandLine } from '../model/format';
 import { identityKey } from '../model/identity';
 import { alertsOf } from '../model/session-alerts';
 import { containerLeftovers } from '../model/session-containers';
@@ -18,6 +18,7 @@ import { isCurveFinal } from '../model/session-samples';
 import { sessionRowsInTreeOrder } from '../model/session-tree';
 import { sessionLabel } from '../model/side-labels';
 import { useAppStore } from '../store/store';
+import { Prose } from './prose';
 import { SessionAlerts } from './session-alerts';
 import { SessionContainers } from './session-containers';
 import { SessionChart } from './session-curves';
@@ -35,7 +36,7 @@ function SessionFacts({ session }: { session: Session }) {
       <span>agent {session.agent}</span>
       <span title={session.cwd ?? undefined}>in {session.cwd ?? 'an unknown directory'}</span>
       <span>root pid {session.root.pid}</span>
-      <span>
+      <span title={ended === null ? `started ${formatFullDateTime(started)}` : `ended ${formatFullDateTime(ended)}`}>
         {ended === null ? `running ${formatDuration(now - started)}` : `ended ${formatDuration(now - ended)} ago`}
       </span>
       <span data-testid="session-totals">
@@ -72,7 +73,12 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
       <div className="session-leaks-head">
         <div>
           <strong>{what} outlived the session</strong>
-          {leaks[0]?.reasons[0] ? <span className="muted"> — {leaks[0].reasons[0]}</span> : null}
+          {leaks[0]?.reasons[0] ? (
+            <span className="muted">
+              {' — '}
+              <Prose text={leaks[0].reasons[0]} />
+            </span>
+          ) : null}
         </div>
         {canClean ? (
           <button
@@ -109,7 +115,9 @@ function SessionLeaks({ session, leaks }: { session: Session; leaks: OrphanView[
             pid <strong>{orphan.process.pid}</strong>{' '}
             <span className={`role role-${orphan.role ?? 'other'}`}>{ROLE_LABELS[orphan.role ?? 'other']}</span>{' '}
             <code>{shortenCommandLine(orphan.process.commandLine)}</code>
-            <div className="session-evidence">{orphan.reasons.slice(1).join(' · ')}</div>
+            <div className="session-evidence">
+              <Prose text={orphan.reasons.slice(1).join(' · ')} />
+            </div>
           </li>
         ))}
         {[...containers.strong, ...containers.weak].map((container) => (
@@ -139,53 +147,82 @@ function SessionProcRow({
 }) {
   const samples = useSamples('run', identityKey(node));
   return (
-    <li
+    <tr
       className={`session-proc${leaked ? ' leaked' : ''}${alerted ? ' alerted' : ''}`}
       data-testid="session-proc"
       data-role={node.role}
       data-alerted={alerted ? 'true' : undefined}
       title={alerted ? 'In a pile-up alert of this live session' : undefined}
     >
-      <span className="num">{node.pid}</span>
-      <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
-        {ROLE_LABELS[node.role]}
-      </span>
-      <span className="session-cmd">
-        {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
-          <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
-            :{port}
-          </span>
-        ))}
-        <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
-      </span>
-      {samples.length > 1 ? (
-        <Sparkline samples={samples} kind="cpu" className="row-spark" />
-      ) : (
-        <span aria-hidden="true" />
-      )}
-      <span className="num">{node.cpuPercent === undefined ? '—' : `${formatPercent(node.cpuPercent)}%`}</span>
-      <span className="num">{formatBytes(node.rssBytes)}</span>
-    </li>
+      <td className="num">{node.pid}</td>
+      <td>
+        <span className={`role role-${node.role}`} style={{ marginLeft: `${depth * INDENT_CH}ch` }}>
+          {ROLE_LABELS[node.role]}
+        </span>
+      </td>
+      <td className="session-cmd-cell">
+        <div className="session-cmd">
+          {[...new Set(node.listening?.map((socket) => socket.port))].map((port) => (
+            <span key={port} className="badge port-chip" title={`listening on TCP port ${port}`}>
+              :{port}
+            </span>
+          ))}
+          <code title={node.commandLine}>{shortenCommandLine(node.commandLine)}</code>
+        </div>
+      </td>
+      <td className="session-spark">
+        {samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null}
+      </td>
+      <td className="num">{node.cpuPercent === undefined ? '—' : `${formatPercent(node.cpuPercent)}%`}</td>
+      <td className="num">{formatBytes(node.rssBytes)}</td>
+    </tr>
   );
 }
 
+/** The session's live processes as a table: real column headers, rows in tree order (indented roles). */
 function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySet<number> }) {
   const rows = sessionRowsInTreeOrder(session.processes);
   // By identity: a recycled pid is not the alerted process.
   const alerted = new Set(alertsOf(session).flatMap((alert) => alert.processes.map(identityKey)));
   if (rows.length === 0) return <div className="side-empty">None of its processes is alive.</div>;
   return (
-    <ul className="session-tree" aria-label="Session processes">
-      {rows.map(({ node, depth }) => (
-        <SessionProcRow
-          key={identityKey(node)}
-          node={node}
-          depth={depth}
-          leaked={leaked.has(node.pid)}
-          alerted={alerted.has(identityKey(node))}
-        />
-      ))}
-    </ul>
+    <table className="session-tree" aria-label="Session processes" data-testid="session-tree">
+      <colgroup>
+        <col className="col-pid" />
+        <col className="col-role" />
+        <col />
+        <col className="col-trend" />
+        <col className="col-cpu" />
+        <col className="col-mem" />
+      </colgroup>
+      <thead>
+        <tr>
+          <th scope="col" className="num">
+            PID
+          </th>
+          <th scope="col">Role</th>
+          <th scope="col">Command</th>
+          <th scope="col">CPU trend</th>
+          <th scope="col" className="num">
+            CPU
+          </th>
+          <th scope="col" className="num">
+            Memory
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(({ node, depth }) => (
+          <SessionProcRow
+            key={identityKey(node)}
+            node={node}
+            depth={depth}
+            leaked={leaked.has(node.pid)}
+            alerted={alerted.has(identityKey(node))}
+          />
+        ))}
+      </tbody>
+    </table>
   );
 }
 

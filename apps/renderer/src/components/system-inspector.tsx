@@ -1,8 +1,9 @@
 /** Facts about one system process (Enter, click or double-click on a row; Escape closes): the fields a kill decision needs. */
 import type { ProcessNode } from '@treewarden/protocol';
-import { formatBytes, formatWallClock } from '../model/format';
+import { formatBytes } from '../model/format';
 import type { Flag } from '../model/trend';
 import { stateName } from './badges';
+import { ClockTime } from './clock-time';
 import { ListeningLine, ProcessChart } from './process-details';
 
 export function SystemInspector({
@@ -35,7 +36,7 @@ export function SystemInspector({
       <dl className="kv kv-inline">
         <dt>Identity</dt>
         <dd>
-          {node.pid} · started {formatWallClock(node.startedAtMs)}{' '}
+          {node.pid} · started <ClockTime atMs={node.startedAtMs} withDay />{' '}
           <span className="muted" title="Start time in clock ticks since boot: the kernel's half of the identity">
             ({node.startTime})
           </span>

@@ -1,6 +1,7 @@
 /** App bar: views, live/leaked counts, connection state, theme toggle and "New run". */
 import { useShallow } from 'zustand/react/shallow';
 import { requestPollInterval } from '../actions/actions';
+import { formatClock, formatDuration } from '../model/format';
 import { tabKeyTarget } from '../model/tab-keys';
 import { useAppStore } from '../store/store';
 import type { ThemePref, ViewName } from '../store/types';
@@ -20,12 +21,41 @@ const POLL_CHOICES_MS = [500, 1000, 2000, 5000];
 const NEXT_THEME: Record<ThemePref, ThemePref> = { system: 'dark', dark: 'light', light: 'system' };
 const THEME_LABEL: Record<ThemePref, string> = { system: '◐ Auto', dark: '☾ Dark', light: '☀ Light' };
 
+/**
+ * Live and leaked counts. With the host connection lost they are the last known numbers, not the
+ * present: greyed like the rest of the stale screen, the leak pill no longer alarm-red, and said so.
+ */
+function StaleAwareCounts({
+  counts,
+  stale,
+  takenAtMs,
+}: {
+  counts: { live: number; leaked: number };
+  stale: boolean;
+  takenAtMs: number | null;
+}) {
+  const asOf = takenAtMs === null ? 'before the connection was lost' : `at ${formatClock(takenAtMs)}`;
+  return (
+    <span
+      className={`counts${stale ? ' stale' : ''}`}
+      data-testid="counts"
+      data-stale={stale ? 'true' : undefined}
+      title={stale ? `Last known ${asOf}: the host connection is lost, these may no longer be true` : undefined}
+    >
+      <span className="count-live">{counts.live} live</span>
+      <span className={`count-leaked${counts.leaked > 0 && !stale ? ' hot' : ''}`}>{counts.leaked} leaked</span>
+      {stale ? <span className="count-stale">last known</span> : null}
+    </span>
+  );
+}
+
 export function TopBar() {
-  const { view, theme, counts, connection, pollMs } = useAppStore(
+  const { view, theme, counts, takenAtMs, connection, pollMs } = useAppStore(
     useShallow((state) => ({
       view: state.view,
       theme: state.theme,
       counts: state.snapshot?.counts ?? null,
+      takenAtMs: state.snapshot?.takenAtMs ?? null,
       pollMs: state.snapshot?.pollIntervalMs ?? null,
       connection: state.connection.status,
     })),
@@ -71,12 +101,7 @@ export function TopBar() {
         ))}
       </div>
       <div className="topbar-right">
-        {counts ? (
-          <span className="counts" data-testid="counts">
-            <span className="count-live">{counts.live} live</span>
-            <span className={`count-leaked${counts.leaked > 0 ? ' hot' : ''}`}>{counts.leaked} leaked</span>
-          </span>
-        ) : null}
+        {counts ? <StaleAwareCounts counts={counts} stale={connection !== 'open'} takenAtMs={takenAtMs} /> : null}
         {pollMs !== null ? (
           <select
             className="poll"
@@ -84,10 +109,10 @@ export function TopBar() {
             value={POLL_CHOICES_MS.includes(pollMs) ? pollMs : ''}
             onChange={(event) => void requestPollInterval(Number(event.target.value))}
           >
-            {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {pollMs} ms</option>}
+            {POLL_CHOICES_MS.includes(pollMs) ? null : <option value="">every {formatDuration(pollMs)}</option>}
             {POLL_CHOICES_MS.map((ms) => (
               <option key={ms} value={ms}>
-                every {ms < 1000 ? `${ms} ms` : `${ms / 1000} s`}
+                every {formatDuration(ms)}
               </option>
             ))}
           </select>

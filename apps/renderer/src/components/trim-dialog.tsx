@@ -6,11 +6,11 @@
 import { useEffect, useRef } from 'react';
 import { confirmTrim } from '../actions/trim-actions';
 import { ROLE_LABELS } from '../model/agent-leaks';
-import { formatWallClock } from '../model/format';
 import { identityKey } from '../model/identity';
 import { alertLabel, isTrimEnded, plural, summarizeTrim, TRIM_RESULT_WORDS } from '../model/session-alerts';
 import { useAppStore } from '../store/store';
 import type { TrimProcessResult, TrimRequest, TrimTarget } from '../store/types';
+import { ClockTime } from './clock-time';
 import { syncDialog } from './sync-dialog';
 
 function TargetLine({ target, result }: { target: TrimTarget; result?: TrimProcessResult | 'unanswered' }) {
@@ -21,7 +21,13 @@ function TargetLine({ target, result }: { target: TrimTarget; result?: TrimProce
       <div className="trim-target-head">
         pid <strong>{target.pid}</strong>{' '}
         <span className="muted" title={`kernel start time ${target.startTime}`}>
-          {target.startedAtMs === null ? `start ${target.startTime}` : `started ${formatWallClock(target.startedAtMs)}`}
+          {target.startedAtMs === null ? (
+            `start ${target.startTime}`
+          ) : (
+            <>
+              started <ClockTime atMs={target.startedAtMs} withDay />
+            </>
+          )}
         </span>
         {target.role ? <span className={`role role-${target.role}`}>{ROLE_LABELS[target.role]}</span> : null}
         {result === undefined ? null : (

@@ -1,6 +1,7 @@
 /** What the host cannot do on this machine (e.g. a native capability missing), always in view. */
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../store/store';
+import { Prose } from './prose';
 
 export function WarningBanner() {
   const warnings = useAppStore(useShallow((state) => state.snapshot?.warnings ?? []));
@@ -14,7 +15,7 @@ export function WarningBanner() {
         <strong>Reduced protection on this machine.</strong>{' '}
         {warnings.map((warning) => (
           <span key={warning} className="banner-warning-line">
-            {warning}{' '}
+            <Prose text={warning} />{' '}
           </span>
         ))}
       </div>

@@ -18,17 +18,23 @@ export function formatPercent(percent: number): string {
   return percent >= 100 ? percent.toFixed(0) : percent.toFixed(1);
 }
 
-/** 4s, 2m 05s, 3h 07m, 2d 04h: two units at most. */
+/**
+ * The one duration format of the app: "0.3 s", "12 s", "4 min 05 s", "2 h 03 min", "2 d 04 h".
+ * Under ten seconds keeps a tenth so a quick step never reads as "0 s".
+ */
 export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
+  const safe = Math.max(0, ms);
+  if (safe === 0) return '0 s';
+  if (safe < 10_000) return `${(Math.floor(safe / 100) / 10).toFixed(safe < 1000 || safe % 1000 >= 100 ? 1 : 0)} s`;
+  const total = Math.floor(safe / 1000);
   const days = Math.floor(total / 86_400);
   const hours = Math.floor((total % 86_400) / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
-  if (days > 0) return `${days}d ${pad(hours)}h`;
-  if (hours > 0) return `${hours}h ${pad(minutes)}m`;
-  if (minutes > 0) return `${minutes}m ${pad(seconds)}s`;
-  return `${seconds}s`;
+  if (days > 0) return `${days} d ${pad(hours)} h`;
+  if (hours > 0) return `${hours} h ${pad(minutes)} min`;
+  if (minutes > 0) return `${minutes} min ${pad(seconds)} s`;
+  return `${seconds} s`;
 }
 
 /** Countdown clock: 1:05, 0:09, 1:02:03. */
@@ -54,6 +60,19 @@ export function formatWallClock(epochMs: number, nowMs: number = Date.now()): st
   if (sameDay) return `today ${formatClock(epochMs)}`;
   const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
   return `${day} ${formatClock(epochMs)}`;
+}
+
+/**
+ * The whole moment, for a clock time's tooltip: "2026-12-06 15:27:54 UTC+01:00" (local time, its
+ * offset said), so a bare "15:27:54" can always be placed.
+ */
+export function formatFullDateTime(epochMs: number): string {
+  const date = new Date(epochMs);
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const zone = `UTC${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+  return `${day} ${formatClock(epochMs)} ${zone}`;
 }
 
 /** Offset inside a kill timeline, relative to its start: +0 ms, +2.01 s. */

@@ -39,7 +39,7 @@ export function trendOf(values: readonly number[]): Trend {
 }
 
 /**
- * "CPU 12.5 %, rising over the last 2m 00s" — what a screen reader hears for a sparkline. A
+ * "CPU 12.5 %, rising over the last 2 min 00 s" — what a screen reader hears for a sparkline. A
  * `final` curve (an ended session's, nothing of it alive) is not about now, and says so.
  */
 export function describeSeries(

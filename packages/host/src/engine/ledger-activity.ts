@@ -31,8 +31,20 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** One record as an activity line; records the panel does not show (starts) give null. */
-export function activityOf(record: LedgerRecord): ActivityEntry | null {
+/** Lease ids to the names their starts recorded: a person knows a lease by its name, as live. */
+export type LeaseNames = ReadonlyMap<string, string>;
+
+function leaseNamesOf(records: readonly LedgerRecord[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const record of records) if (record.kind === 'lease_start') names.set(record.leaseId, record.name);
+  return names;
+}
+
+/**
+ * One record as an activity line; records the panel does not show (starts) give null. A lease is
+ * named as its start recorded it; only a lease whose start is not in the ledger keeps its id.
+ */
+export function activityOf(record: LedgerRecord, leaseNames: LeaseNames = new Map()): ActivityEntry | null {
   const atMs = epochOf(record.at);
   switch (record.kind) {
     case 'run_end':
@@ -60,7 +72,7 @@ export function activityOf(record: LedgerRecord): ActivityEntry | null {
         atMs,
         kind: 'lease_end',
         ok: record.survivors.length === 0,
-        title: `Lease ${record.leaseId} ${record.reason === 'released' ? 'released' : 'ended: its holder died'}${record.runsEnded.length > 0 ? `, ${plural(record.runsEnded.length, 'run')} ended` : ''}`,
+        title: `Lease ${leaseNames.get(record.leaseId) ?? record.leaseId} ${record.reason === 'released' ? 'released' : 'ended: its holder died'}${record.runsEnded.length > 0 ? `, ${plural(record.runsEnded.length, 'run')} ended` : ''}`,
         message: record.survivors.length > 0 ? `${plural(record.survivors.length, 'survivor')} left alive` : null,
         classification: null,
         runId: null,
@@ -83,8 +95,9 @@ export function activityOf(record: LedgerRecord): ActivityEntry | null {
 /** The newest `limit` lines, newest first. */
 export function recentActivity(records: readonly LedgerRecord[], limit: number): ActivityEntry[] {
   const lines: ActivityEntry[] = [];
+  const leaseNames = leaseNamesOf(records);
   for (let index = records.length - 1; index >= 0 && lines.length < limit; index -= 1) {
-    const line = activityOf(records[index] as LedgerRecord);
+    const line = activityOf(records[index] as LedgerRecord, leaseNames);
     if (line !== null) lines.push(line);
   }
   return lines;

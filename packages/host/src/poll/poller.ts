@@ -4,6 +4,8 @@
  * (and a system diff to watchers). Ticks are serialised and the next one is scheduled only after
  * the previous finished, so a slow machine gets fewer polls, never a pile-up of reads.
  */
+
+import { homedir } from 'node:os';
 import {
   createRootWatch,
   identityKey,
@@ -25,6 +27,9 @@ import { diffSystem } from '../snapshot/system-diff.js';
 import { buildSystemTable } from '../snapshot/system-table.js';
 import { createLeakWatch, liveMembers } from './leak-watch.js';
 import { createPortWatch, type PortScope } from './port-watch.js';
+
+/** Sent with every snapshot so the UI can show paths in the host's sentences from `~`. */
+const HOME_DIR = homedir();
 
 /** After a start or kill the next poll comes this soon, so the UI sees the change at once. */
 export const REQUESTED_POLL_DELAY_MS = 50;
@@ -178,6 +183,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       now: context.now(),
       ...(context.port.warnings === undefined ? {} : { warnings: context.port.warnings }),
       ...(context.port.cgroup === undefined ? {} : { capabilities: { cgroup: context.port.cgroup } }),
+      homeDir: HOME_DIR,
     });
     context.emit({ type: 'snapshot', snapshot });
     if (watching && context.systemWatchers.size > 0) {

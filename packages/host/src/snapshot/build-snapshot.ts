@@ -43,6 +43,7 @@ export interface SnapshotInput {
   readonly now: number;
   readonly warnings?: readonly string[];
   readonly capabilities?: HostCapabilities;
+  readonly homeDir?: string;
 }
 
 function nodeOf(
@@ -206,5 +207,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
     ...(input.agents === undefined ? {} : { sessions: [...input.agents.sessions] }),
     ...(input.warnings === undefined || input.warnings.length === 0 ? {} : { warnings: [...input.warnings] }),
     ...(input.capabilities === undefined ? {} : { capabilities: input.capabilities }),
+    ...(input.homeDir === undefined ? {} : { homeDir: input.homeDir }),
   };
 }

@@ -12,11 +12,18 @@ export function isAdopter(table: ProcessTable, pid: number, subreapers: Readonly
   return parent !== undefined && SUBREAPER_COMMANDS.has(parent.command);
 }
 
-function formatAge(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
-  return `${Math.round(seconds / 3600)}h`;
+/** "12 s", "4 min 05 s", "11 h 12 min", "2 d 04 h": the UI's duration format, so a reason reads the same there. */
+export function formatAge(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  const pad = (value: number) => value.toString().padStart(2, '0');
+  if (days > 0) return `${days} d ${pad(hours)} h`;
+  if (hours > 0) return `${hours} h ${pad(minutes)} min`;
+  if (minutes > 0) return `${minutes} min ${pad(seconds)} s`;
+  return `${seconds} s`;
 }
 
 export function contextReasons(
