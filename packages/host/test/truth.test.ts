@@ -130,11 +130,13 @@ describe('engine host: runs of other holders', () => {
       expect(ended.endReason).toMatch(
         /holder and guardian are both dead; its processes were ended by the Treewarden app/,
       );
-      await pollUntil(() => latestSnapshot(events)?.counts.leaked === 0, {
+      // Only this run's leaks: another agent leaking on a shared machine is rightly counted too.
+      const ownLeaks = () => latestSnapshot(events)?.orphans.filter((orphan) => orphan.runId === held.runId) ?? [];
+      await pollUntil(() => ownLeaks().length === 0, {
         deadlineMs: EVENT_WAIT_MS,
-        description: 'the leak count to drop to 0',
+        description: "the run's leaks to leave the list",
       });
-      expect(latestSnapshot(events)?.orphans).toEqual([]);
+      expect(latestSnapshot(events)?.counts.leaked).toBe(latestSnapshot(events)?.orphans.length);
       expect(runEnds(held.home, held.runId)).toBe(1);
       expect(events).toContainEqual({
         type: 'runEnded',
