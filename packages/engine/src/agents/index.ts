@@ -7,6 +7,13 @@ export {
   cleanContainerLeftovers,
 } from './leaks/clean-containers.js';
 export {
+  type AgentStopOptions,
+  type AgentStopReport,
+  findOnPath,
+  stopIdsOf,
+  stopWithAgent,
+} from './leaks/agent-stop.js';
+export {
   type CleanedLeak,
   type CleanLeaksOptions,
   cleanAgentLeaks,
@@ -50,7 +57,15 @@ export {
   type MarkerVars,
   parseMarkerVars,
 } from './read/environ.js';
-export { type MarkerHit, markerHits, matchesShape, roleOf, rootAgentOf } from './rules/match.js';
+export {
+  daemonAgentOf,
+  familyShapeOf,
+  type MarkerHit,
+  markerHits,
+  matchesShape,
+  roleOf,
+  rootAgentOf,
+} from './rules/match.js';
 export {
   COMMON_ARGVS,
   type LiveVars,

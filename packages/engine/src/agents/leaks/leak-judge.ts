@@ -9,6 +9,7 @@ import type { ProcessEntry, ProcessTable } from '../../table/types.js';
 import { type MarkerHit, sessionKeysOf } from '../rules/match.js';
 import type { MemberRole } from '../rules/rule-schema.js';
 import type { LiveSession } from '../sessions/recognise.js';
+import { isSessionOver } from '../sessions/remember.js';
 import type { StoredSession } from '../sessions/store-schema.js';
 import { contextReasons, PROTECTED_COMMANDS } from './leak-reasons.js';
 
@@ -44,6 +45,8 @@ export interface LeakInput {
   readonly ttyOf?: (pid: number) => number | null;
   /** A process's role from its argv (the rules' role patterns); default: every such find is `other`. */
   readonly roleOfArgv?: (entry: ProcessEntry) => MemberRole;
+  /** How long an agent's session daemon's workers may outlive it (rule `daemon.lingerSeconds`); default 0. */
+  readonly daemonLingerMs?: (agent: string) => number;
 }
 
 /** The role of a leaked process nobody remembered: from its argv, `other` when none says more. */
@@ -146,7 +149,7 @@ export function addDescendants(judge: Judge, found: LeakedProcess[]): void {
   }
 }
 
+/** Whether the session is over: its root gone, or (a background session) its daemon gone. */
 export function isRootGone(table: ProcessTable, session: StoredSession): boolean {
-  const root = table.entries.get(session.root.pid);
-  return root === undefined || root.startTime !== session.root.startTime || root.state === 'Z' || root.state === 'X';
+  return isSessionOver(table, session);
 }

@@ -87,14 +87,31 @@ function recogniseWithPorts(
  */
 export function adoptHookIds(live: readonly LiveSession[], remembered: readonly StoredSession[]): LiveSession[] {
   const byRoot = new Map<string, string>();
-  for (const session of remembered)
-    if (session.hook !== undefined && session.endedAtMs === null) byRoot.set(identityKey(session.root), session.id);
-  return live.map((session) => {
+  const byKey = new Map<string, string>();
+  for (const session of remembered) {
+    if (session.hook === undefined || session.endedAtMs !== null) continue;
+    byRoot.set(identityKey(session.root), session.id);
+    for (const key of session.sessionKeys) if (key.includes(':session:')) byKey.set(key, session.id);
+  }
+  const taken = new Set<string>();
+  const adopted = live.map((session) => {
     // The hook names the agent process that ran it: the root, or the root's relaunched process
     // (Gemini's child, Codex's vendor binary), which is the same session.
     const agents = [session.root, ...session.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
     const id = agents.map((entry) => byRoot.get(identityKey(entry))).find((found) => found !== undefined);
+    if (id !== undefined) taken.add(id);
     return id === undefined ? session : { ...session, id };
+  });
+  // A daemon's background session is also joined by the session id its children carry
+  // (CLAUDE_CODE_SESSION_ID): a hook record whose root was read elsewhere (an older Treewarden
+  // took the daemon for the agent) is still this session, not a second, memberless one.
+  return adopted.map((session) => {
+    if (session.family?.kind !== 'background' || byRoot.has(identityKey(session.root))) return session;
+    const ids = new Set(session.sessionKeys.flatMap((key) => byKey.get(key) ?? []));
+    const [id] = [...ids];
+    if (ids.size !== 1 || id === undefined || taken.has(id)) return session;
+    taken.add(id);
+    return { ...session, id };
   });
 }
 
@@ -130,7 +147,10 @@ export function observeTable(
 ): AgentObservation {
   const now = context.now ?? Date.now();
   const uid = context.uid ?? currentUid();
-  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid };
+  const hookRoots = new Set(
+    remembered.filter((s) => s.hook !== undefined && s.endedAtMs === null).map((s) => identityKey(s.root)),
+  );
+  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid, hookRoots };
   const markers = collectMarkers(recognition);
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
@@ -167,6 +187,7 @@ export function observeTable(
     now,
     ttyOf: readControllingTty,
     roleOfArgv: (entry) => roleOf(entry, context.rules, { subagent: false, listening: false }),
+    daemonLingerMs: (agent) => context.rules.agents.find((rule) => rule.id === agent)?.daemon?.lingerMs ?? 0,
     ...(isPresent !== undefined ? { isPresent } : {}),
   });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));

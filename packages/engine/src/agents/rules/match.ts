@@ -56,9 +56,26 @@ export function rootAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule |
   }
   const known = verdicts.get(entry.args);
   if (known !== undefined) return known;
-  const agent = rules.agents.find((rule) => rule.roots.some((shape) => matchesShape(entry.args, shape))) ?? null;
+  // A daemon or its worker has the agent's binary too, but it is the family's, never a session root by argv.
+  const agent =
+    rules.agents.find(
+      (rule) => rule.roots.some((shape) => matchesShape(entry.args, shape)) && familyShapeOf(entry, rule) === null,
+    ) ?? null;
   verdicts.set(entry.args, agent);
   return agent;
+}
+
+/** Whether the process is `rule`'s session daemon or one of its workers (rule `daemon`), by argv. */
+export function familyShapeOf(entry: ProcessEntry, rule: AgentRule): 'daemon' | 'worker' | null {
+  const daemon = rule.daemon;
+  if (daemon === undefined || entry.args.length === 0) return null;
+  if (daemon.roots.some((shape) => matchesShape(entry.args, shape))) return 'daemon';
+  return daemon.workers.some((shape) => matchesShape(entry.args, shape)) ? 'worker' : null;
+}
+
+/** The agent whose session daemon this process is, or null. */
+export function daemonAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule | null {
+  return rules.agents.find((rule) => familyShapeOf(entry, rule) === 'daemon') ?? null;
 }
 
 function markerMatches(marker: MarkerRule, value: string): boolean {

@@ -43,6 +43,19 @@ function isAlive(table: ProcessTable, pid: number, startTime: string): boolean {
   return entry !== undefined && entry.startTime === startTime && entry.state !== 'Z' && entry.state !== 'X';
 }
 
+/** A session is over when its root is gone, and a background session also when its daemon is. */
+export function isSessionOver(table: ProcessTable, session: Pick<StoredSession, 'root' | 'family'>): boolean {
+  if (!isAlive(table, session.root.pid, session.root.startTime)) return true;
+  const daemon = session.family?.kind === 'background' ? session.family.daemon : undefined;
+  return daemon !== undefined && !isAlive(table, daemon.pid, daemon.startTime);
+}
+
+function familyOf(live: LiveSession): StoredSession['family'] {
+  const family = live.family;
+  if (family === undefined) return undefined;
+  return { kind: family.kind, daemon: { pid: family.daemon.pid, startTime: family.daemon.startTime } };
+}
+
 function mergeMembers(previous: readonly StoredMember[], live: LiveSession, table: ProcessTable): StoredMember[] {
   const merged = new Map<string, StoredMember>();
   for (const member of previous)
@@ -76,6 +89,7 @@ function newRecord(live: LiveSession, now: number): StoredSession {
     endedAtMs: null,
     members: live.members.map(storedMember),
     sessionKeys: [...live.sessionKeys].slice(0, 100),
+    ...(live.family !== undefined ? { family: familyOf(live) } : {}),
   };
 }
 
@@ -106,12 +120,19 @@ export function rememberObserved(
     const keys = [...new Set([...previous.sessionKeys, ...session.sessionKeys])].slice(0, 100);
     // The launcher died and its relaunched agent process carries on (observe.ts adoptRelaunched):
     // the record's root moves to it. A live recorded root is never replaced.
-    const moved = !isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null;
+    // A background session's root is the worker running it, whatever a hook's older record named
+    // (an earlier Treewarden took the daemon for the agent).
+    const moved =
+      (!isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null) ||
+      (session.family?.kind === 'background' && identityKey(previous.root) !== identityKey(session.root));
     // A record first written from a read without the root's cwd (a focused read finds a new root
     // under pid 1 by argv, reading no cwd) gains it from the first read that has it.
     const cwd = previous.cwd ?? session.root.cwd;
+    // A hook's record of a background session learns its family from recognition.
+    const family = previous.family ?? familyOf(session);
     if (
       !moved &&
+      family === previous.family &&
       cwd === previous.cwd &&
       sameMembers(previous.members, members) &&
       keys.length === previous.sessionKeys.length
@@ -124,6 +145,7 @@ export function rememberObserved(
       ...previous,
       root,
       cwd,
+      ...(family !== undefined ? { family } : {}),
       // The record's root is no member of its own (a hook's root may be the launcher's relaunched process).
       members: members.filter((m) => identityKey(m) !== identityKey(root)),
       sessionKeys: keys,
@@ -133,7 +155,7 @@ export function rememberObserved(
     changed.push(record);
   }
   for (const session of byId.values()) {
-    if (session.endedAtMs !== null || isAlive(table, session.root.pid, session.root.startTime)) continue;
+    if (session.endedAtMs !== null || !isSessionOver(table, session)) continue;
     const record = { ...session, endedAtMs: now };
     byId.set(record.id, record);
     changed.push(record);
@@ -185,5 +207,6 @@ export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession):
     lastSeenAtMs: Math.max(onDisk.lastSeenAtMs, ours.lastSeenAtMs),
     endedAtMs: ends.length === 0 ? null : Math.min(...ends),
     ...(hook !== undefined ? { hook } : {}),
+    ...((ours.family ?? onDisk.family) !== undefined ? { family: ours.family ?? onDisk.family } : {}),
   };
 }
