@@ -32,6 +32,7 @@ export type RunStop = (
   binary: string,
   args: readonly string[],
   timeoutMs: number,
+  env: NodeJS.ProcessEnv,
 ) => Promise<{ readonly code: number | null; readonly timedOut: boolean; readonly output: string }>;
 
 export interface AgentStopOptions {
@@ -39,6 +40,8 @@ export interface AgentStopOptions {
   readonly path?: string;
   /** Reads a leaked process's variables among `names` (identity-checked); default /proc. */
   readonly readVars?: (identity: ProcessIdentity, names: ReadonlySet<string>) => MarkerVars | null;
+  /** The binary's environment; default the process's (its HOME says whose sessions it stops). */
+  readonly env?: NodeJS.ProcessEnv;
   readonly run?: RunStop;
 }
 
@@ -79,12 +82,12 @@ export function findOnPath(binary: string, path: string): string | null {
   return null;
 }
 
-const runWithTimeout: RunStop = (binary, args, timeoutMs) =>
+const runWithTimeout: RunStop = (binary, args, timeoutMs, env) =>
   new Promise((resolve) => {
     execFile(
       binary,
       [...args],
-      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, encoding: 'utf8' },
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, encoding: 'utf8', env },
       (error, stdout, stderr) => {
         const output = `${stdout}${stderr}`.trim().slice(0, 300);
         if (error === null) return resolve({ code: 0, timedOut: false, output });
@@ -109,14 +112,14 @@ export async function stopWithAgent(
   if (stop === undefined) return [];
   const ids = stopIdsOf(leak, stop, options.readVars ?? defaultReadVars);
   if (ids.length === 0) return [];
-  const binary = findOnPath(stop.binary, options.path ?? process.env.PATH ?? '');
+  const binary = findOnPath(stop.binary, options.path ?? options.env?.PATH ?? process.env.PATH ?? '');
   if (binary === null)
     return [{ command: [stop.binary], result: 'no-binary', detail: `${stop.binary} is not on PATH` }];
   const run = options.run ?? runWithTimeout;
   const reports: AgentStopReport[] = [];
   for (const id of ids) {
     const args = stop.args.map((arg) => arg.replaceAll('{id}', id));
-    const outcome = await run(binary, args, stop.timeoutMs);
+    const outcome = await run(binary, args, stop.timeoutMs, options.env ?? process.env);
     const result = outcome.timedOut ? 'timeout' : outcome.code === 0 ? 'ok' : 'failed';
     reports.push({
       command: [binary, ...args],

@@ -19,7 +19,13 @@ import { roleOf } from '../rules/match.js';
 import type { AgentRules, RulesProblem } from '../rules/rules.js';
 import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from '../sessions/recognise.js';
 import { type RememberResult, rememberObserved } from '../sessions/remember.js';
-import { pruneSessions, readSessions, type StoreProblem, writeSession } from '../sessions/session-store.js';
+import {
+  forgetSession,
+  pruneSessions,
+  readSessions,
+  type StoreProblem,
+  writeSession,
+} from '../sessions/session-store.js';
 import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface AgentObservation {
@@ -159,6 +165,7 @@ export function observeTable(
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   // As written: another observer's members and ends folded in, so this tick judges with them too.
   const written = new Map(result.changed.map((record) => [record.id, writeSession(context.stateRoot, record)]));
+  for (const id of result.forgotten) forgetSession(context.stateRoot, id);
   const remembering = result.sessions.map((session) => written.get(session.id) ?? session);
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
   // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.

@@ -5,7 +5,7 @@
  * records that changed.
  */
 import { identityKey, type ProcessTable } from '../../table/types.js';
-import type { LiveSession, SessionMember } from './recognise.js';
+import { type LiveSession, type SessionMember, sessionIdOf } from './recognise.js';
 import {
   type HookCleanup,
   type HookInfo,
@@ -20,6 +20,20 @@ export interface RememberResult {
   readonly changed: StoredSession[];
   readonly started: StoredSession[];
   readonly ended: StoredSession[];
+  /** Ids of records to forget: an observer's record of a session a hook's record now holds. */
+  readonly forgotten: string[];
+}
+
+/**
+ * The observer's own record of a live session that now carries a hook's id (the hook wrote after
+ * an observer first saw the session): the same root, so the same session, kept once.
+ */
+function observerDuplicate(byId: ReadonlyMap<string, StoredSession>, live: LiveSession): StoredSession | undefined {
+  const ownId = sessionIdOf(live.agent, live.root);
+  if (ownId === live.id) return undefined;
+  const duplicate = byId.get(ownId);
+  if (duplicate === undefined || duplicate.hook !== undefined || duplicate.endedAtMs !== null) return undefined;
+  return identityKey(duplicate.root) === identityKey(live.root) ? duplicate : undefined;
 }
 
 function boundArgs(args: readonly string[]): string[] {
@@ -107,8 +121,20 @@ export function rememberObserved(
   const changed: StoredSession[] = [];
   const started: StoredSession[] = [];
   const ended: StoredSession[] = [];
+  const forgotten: string[] = [];
   for (const session of live) {
-    const previous = byId.get(session.id);
+    let previous = byId.get(session.id);
+    const duplicate = observerDuplicate(byId, session);
+    if (duplicate !== undefined && previous !== undefined) {
+      byId.delete(duplicate.id);
+      forgotten.push(duplicate.id);
+      previous = {
+        ...previous,
+        members: [...duplicate.members, ...previous.members],
+        sessionKeys: [...new Set([...previous.sessionKeys, ...duplicate.sessionKeys])].slice(0, 100),
+        startedAtMs: Math.min(previous.startedAtMs, duplicate.startedAtMs),
+      };
+    }
     if (previous === undefined) {
       const record = newRecord(session, now);
       byId.set(record.id, record);
@@ -131,6 +157,7 @@ export function rememberObserved(
     // A hook's record of a background session learns its family from recognition.
     const family = previous.family ?? familyOf(session);
     if (
+      duplicate === undefined &&
       !moved &&
       family === previous.family &&
       cwd === previous.cwd &&
@@ -161,7 +188,7 @@ export function rememberObserved(
     changed.push(record);
     ended.push(record);
   }
-  return { sessions: [...byId.values()], changed, started, ended };
+  return { sessions: [...byId.values()], changed, started, ended, forgotten };
 }
 
 /** The newest SessionStart a record saw (0: never recorded by a hook). */
