@@ -74,7 +74,8 @@ export function formatAgentLeak(leak: AgentLeak): string {
 
 export function formatAgentCleaned(cleaned: CleanedLeak): string {
   const stops = (cleaned.agentStops ?? []).map(
-    (stop) => `  agent's own stop: ${terminalArgs(stop.command)}: ${stop.result}${stop.detail ? ` (${terminalText(stop.detail)})` : ''}`,
+    (stop) =>
+      `  agent's own stop: ${terminalArgs(stop.command)}: ${stop.result}${stop.detail ? ` (${terminalText(stop.detail)})` : ''}`,
   );
   const processes = cleaned.processes.map(
     (process) => `  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`,

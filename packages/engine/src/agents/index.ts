@@ -1,18 +1,18 @@
 export * from './alerts/index.js';
 export * from './hooks/index.js';
 export {
-  type CleanedContainer,
-  type ContainerCleanOptions,
-  type ContainerCleanResult,
-  cleanContainerLeftovers,
-} from './leaks/clean-containers.js';
-export {
   type AgentStopOptions,
   type AgentStopReport,
   findOnPath,
   stopIdsOf,
   stopWithAgent,
 } from './leaks/agent-stop.js';
+export {
+  type CleanedContainer,
+  type ContainerCleanOptions,
+  type ContainerCleanResult,
+  cleanContainerLeftovers,
+} from './leaks/clean-containers.js';
 export {
   type CleanedLeak,
   type CleanLeaksOptions,

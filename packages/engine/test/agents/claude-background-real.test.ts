@@ -16,8 +16,8 @@ import { describe, expect, it } from 'vitest';
 import { findHookAgent } from '../../src/agents/hooks/hook-ancestry.js';
 import { openHookRecord } from '../../src/agents/hooks/hook-record.js';
 import { stopWithAgent } from '../../src/agents/leaks/agent-stop.js';
-import type { AgentLeak } from '../../src/agents/leaks/leak-judge.js';
 import { cleanAgentLeaks } from '../../src/agents/leaks/clean-leaks.js';
+import type { AgentLeak } from '../../src/agents/leaks/leak-judge.js';
 import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
 import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
@@ -121,15 +121,9 @@ function hasHome(pid: number, home: string): boolean {
  * The leaks that concern this test's daemon: its sessions' ids, or a process of its HOME (other
  * tests on this machine run agents of their own, which this observer sees too).
  */
-function leaksOf(
-  w: World,
-  leaks: readonly AgentLeak[],
-  sessions: readonly { readonly id: string }[],
-): AgentLeak[] {
+function leaksOf(w: World, leaks: readonly AgentLeak[], sessions: readonly { readonly id: string }[]): AgentLeak[] {
   const ids = new Set(sessions.map((session) => session.id));
-  return leaks.filter(
-    (leak) => ids.has(leak.sessionId) || leak.processes.some((p) => hasHome(p.entry.pid, w.home)),
-  );
+  return leaks.filter((leak) => ids.has(leak.sessionId) || leak.processes.some((p) => hasHome(p.entry.pid, w.home)));
 }
 
 /** Every live process of this HOME (the daemon's family and its sessions' servers). */
@@ -150,7 +144,11 @@ async function twoSessions(w: World) {
       const withServer = background.filter((s) => s.members.some((m) => isServer(w, m.entry.args)));
       return withServer.length === 2 ? seen : null;
     },
-    { description: 'two background sessions, each with its MCP server', deadlineMs: START_DEADLINE_MS, intervalMs: 500 },
+    {
+      description: 'two background sessions, each with its MCP server',
+      deadlineMs: START_DEADLINE_MS,
+      intervalMs: 500,
+    },
   );
 }
 

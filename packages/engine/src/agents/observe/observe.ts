@@ -101,6 +101,9 @@ export function adoptHookIds(live: readonly LiveSession[], remembered: readonly 
   }
   const taken = new Set<string>();
   const adopted = live.map((session) => {
+    // A session daemon runs no session of its own: a hook record naming it (an older Treewarden
+    // took the daemon for the agent) belongs to the background session that carries its id.
+    if (session.family?.kind === 'daemon') return session;
     // The hook names the agent process that ran it: the root, or the root's relaunched process
     // (Gemini's child, Codex's vendor binary), which is the same session.
     const agents = [session.root, ...session.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
@@ -112,7 +115,7 @@ export function adoptHookIds(live: readonly LiveSession[], remembered: readonly 
   // (CLAUDE_CODE_SESSION_ID): a hook record whose root was read elsewhere (an older Treewarden
   // took the daemon for the agent) is still this session, not a second, memberless one.
   return adopted.map((session) => {
-    if (session.family?.kind !== 'background' || byRoot.has(identityKey(session.root))) return session;
+    if (session.family?.kind !== 'background' || taken.has(session.id)) return session;
     const ids = new Set(session.sessionKeys.flatMap((key) => byKey.get(key) ?? []));
     const [id] = [...ids];
     if (ids.size !== 1 || id === undefined || taken.has(id)) return session;

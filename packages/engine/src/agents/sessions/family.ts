@@ -83,8 +83,7 @@ export function findDaemonFamilies(
   }
   // Only the topmost session-running process of a chain is a session's root (a claimed spare's own
   // `claude.exe` children are its subagents, not sessions of their own).
-  for (const pid of [...background.keys()])
-    if (hasAncestor(input.table, pid, background)) background.delete(pid);
+  for (const pid of [...background.keys()]) if (hasAncestor(input.table, pid, background)) background.delete(pid);
   return { daemons, background, inFamily, workers };
 }
 
@@ -105,7 +104,9 @@ function runsSession(
   const parentIsFamily = parent !== undefined && (workers.has(parent.pid) || familyShapeOf(parent, rule) === 'daemon');
   if (!parentIsFamily) return false;
   if (!workers.has(entry.pid)) return rootAgentOf(entry, input.rules)?.id === rule.id;
-  return input.hookRoots?.has(identityKey(entry)) === true || childCarriesSession(entry.pid, rule.id, children, markers);
+  return (
+    input.hookRoots?.has(identityKey(entry)) === true || childCarriesSession(entry.pid, rule.id, children, markers)
+  );
 }
 
 function hasAncestor(table: ProcessTable, pid: number, set: ReadonlyMap<number, unknown>): boolean {
