@@ -17,6 +17,7 @@ import {
   type LeaseRegistryRead,
   type LeaseStatus,
   type LedgerActor,
+  loadAgentRules,
   type ProcessEntry,
   type ProcessIdentity,
   type RunStartRecord,
@@ -28,6 +29,7 @@ import {
   type StatePaths,
   settleEndedRuns,
   signalsSent,
+  stopWithAgent,
   summarizeRuns,
   trimAlerts,
 } from '@treewarden/engine';
@@ -299,7 +301,12 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       return { orphans, settled };
     },
     observeAgents: (reader) => reader.observeAgents(paths.root),
-    cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
+    cleanAgentLeaks: (leaks) =>
+      cleanAgentLeaks(leaks, {
+        ledgerFile: paths.ledgerFile,
+        // The agent's own stop first (a dead daemon's sessions: `claude stop ID`), then the revalidated kill.
+        stopFirst: (leak) => stopWithAgent(leak, loadAgentRules(paths.root).rules),
+      }),
     trimSessionAlerts: (alerts) => trimAlerts(alerts, { ledgerFile: paths.ledgerFile }),
     listScenarios: () =>
       listScenarios().map(({ bounds: _bounds, naiveStrategy: _naive, ...info }) => ({

@@ -9,8 +9,16 @@
  */
 import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
 import { familyShapeOf, type MarkerHit, rootAgentOf } from '../rules/match.js';
-import type { AgentRule } from '../rules/rules.js';
-import type { RecogniseInput } from './recognise.js';
+import type { AgentRule, AgentRules } from '../rules/rules.js';
+
+/** What family recognition reads of recognition's input (recognise.ts `RecogniseInput`). */
+export interface FamilyInput {
+  readonly table: ProcessTable;
+  readonly rules: AgentRules;
+  readonly uid?: number;
+  /** Identities an open hook record names as its agent process. */
+  readonly hookRoots?: ReadonlySet<string>;
+}
 
 /** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
 const MAX_DEPTH = 256;
@@ -47,7 +55,7 @@ function childCarriesSession(
 }
 
 export function findDaemonFamilies(
-  input: RecogniseInput,
+  input: FamilyInput,
   markers: ReadonlyMap<number, readonly MarkerHit[]>,
   children: ReadonlyMap<number, readonly number[]>,
 ): DaemonFamilies {
@@ -95,7 +103,7 @@ export function findDaemonFamilies(
 function runsSession(
   entry: ProcessEntry,
   rule: AgentRule,
-  input: RecogniseInput,
+  input: FamilyInput,
   markers: ReadonlyMap<number, readonly MarkerHit[]>,
   children: ReadonlyMap<number, readonly number[]>,
   workers: ReadonlySet<number>,
