@@ -45,6 +45,8 @@ export interface LeakInput {
   readonly ttyOf?: (pid: number) => number | null;
   /** A process's role from its argv (the rules' role patterns); default: every such find is `other`. */
   readonly roleOfArgv?: (entry: ProcessEntry) => MemberRole;
+  /** Agent ids in rule order: a marker-only find's agent on a tie (match.ts `primaryAgent`). */
+  readonly ruleOrder?: readonly string[];
   /** How long an agent's session daemon's workers may outlive it (rule `daemon.lingerSeconds`); default 0. */
   readonly daemonLingerMs?: (agent: string) => number;
 }

@@ -197,6 +197,7 @@ export function observeTable(
     now,
     ttyOf: readControllingTty,
     roleOfArgv: (entry) => roleOf(entry, context.rules, { subagent: false, listening: false }),
+    ruleOrder: context.rules.agents.map((rule) => rule.id),
     daemonLingerMs: (agent) => context.rules.agents.find((rule) => rule.id === agent)?.daemon?.lingerMs ?? 0,
     ...(isPresent !== undefined ? { isPresent } : {}),
   });

@@ -108,15 +108,51 @@ export function startedBy(hits: readonly MarkerHit[], agent: string): boolean {
 }
 
 /**
- * The agent a process's markers speak for: the one with the most hits (Kilo's children carry
- * KILO=1, KILO_PID and OPENCODE=1: they are Kilo's), the first rule's on a tie.
+ * The agent a process's markers speak for. An agent run inside another agent's session (Kilo
+ * started from a Copilot shell) passes the outer agent's markers on with its own, so its children
+ * carry both: `outer` names the agents found to be outside (the process a root-pid marker names
+ * carries them itself: they were there before that agent set its own), which never win. Among the
+ * rest the most hits win (Kilo's children carry KILO=1, KILO_PID and OPENCODE=1: they are Kilo's),
+ * then the earlier rule: never the environment's order, which Bun-built agents shuffle.
  */
-export function primaryAgent(hits: readonly MarkerHit[]): string | null {
+export function primaryAgent(
+  hits: readonly MarkerHit[],
+  options: { readonly outer?: ReadonlySet<string>; readonly ruleOrder?: readonly string[] } = {},
+): string | null {
   const counts = new Map<string, number>();
   for (const hit of hits) counts.set(hit.agent, (counts.get(hit.agent) ?? 0) + 1);
+  const inner = [...counts.keys()].filter((agent) => !(options.outer?.has(agent) ?? false));
+  const candidates = inner.length > 0 ? inner : [...counts.keys()];
+  const rank = (agent: string): number => {
+    const index = options.ruleOrder?.indexOf(agent) ?? -1;
+    return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+  };
   let best: string | null = null;
-  for (const [agent, count] of counts) if (best === null || count > (counts.get(best) ?? 0)) best = agent;
+  for (const agent of candidates) {
+    if (best === null) {
+      best = agent;
+      continue;
+    }
+    const diff = (counts.get(agent) ?? 0) - (counts.get(best) ?? 0);
+    if (diff > 0 || (diff === 0 && rank(agent) < rank(best))) best = agent;
+  }
   return best;
+}
+
+/**
+ * Agents outside the one that started a process: for each root-pid marker, the other agents whose
+ * markers the named process (that agent's own root) carries itself. `markersOf`: a live process's hits.
+ */
+export function outerAgents(
+  hits: readonly MarkerHit[],
+  markersOf: (pid: number) => readonly MarkerHit[] | undefined,
+): Set<string> {
+  const outer = new Set<string>();
+  for (const hit of hits) {
+    if (hit.names !== 'root-pid' || !/^[0-9]{1,10}$/.test(hit.value)) continue;
+    for (const carried of markersOf(Number(hit.value)) ?? []) if (carried.agent !== hit.agent) outer.add(carried.agent);
+  }
+  return outer;
 }
 
 /** Keys that tie a process to one session: `agent:session:VALUE` or `agent:root-pid:PID`. */
