@@ -205,6 +205,53 @@ describe('Claude Code --bg: the daemon family and its background sessions', () =
     expect(background.map((s) => s.endedAtMs)).toEqual([T0 + 2500, T0 + 2500]);
   });
 
+  it("a new daemon adopts a killed daemon's session: its family again, live again, never a leak", () => {
+    const state = makeTempDir();
+    observe(state, FAMILY, T0 + 2000);
+    const orphaned = without([DAEMON]).map((p) => (p.ppid === DAEMON ? { ...p, ppid: 1 } : p));
+    expect(observe(state, orphaned, T0 + 2500).leaks).toHaveLength(1);
+    // `claude --bg` again: a new daemon (same socket directory) adopts the session workers.
+    const NEW = BASE + 20;
+    const adopter = [
+      proc(NEW, 1, [EXE, 'daemon', 'run', '--origin', 'transient', '--spawned-by', '{}'], T0 + 3000),
+      proc(
+        BASE + 21,
+        NEW,
+        [
+          'claude bg-pty-host',
+          '--bg-pty-host',
+          `${SOCKS}/spare/51850873.pty.sock`,
+          '200',
+          '50',
+          '--',
+          EXE,
+          '--bg-spare',
+          `${SOCKS}/spare/51850873.claim.sock`,
+        ],
+        T0 + 3000,
+      ),
+    ];
+    const seen = observe(state, [...orphaned, ...adopter], T0 + 4000);
+    expect(seen.leaks).toEqual([]);
+    const background = seen.live.filter((s) => s.family?.kind === 'background');
+    expect(background.map((s) => [s.root.pid, s.family?.daemon.pid])).toEqual(
+      expect.arrayContaining([
+        [BASE + 5, NEW],
+        [BASE + 8, NEW],
+      ]),
+    );
+    const records = seen.sessions.filter((s) => s.family?.kind === 'background');
+    expect(records.map((s) => [s.endedAtMs, s.family?.daemon.pid])).toEqual([
+      [null, NEW],
+      [null, NEW],
+    ]);
+    // Another user's daemon directory is another family: its orphans are not adopted.
+    const stranger = orphaned.map((p) => ({ ...p, args: p.args?.map((a) => a.replace('79c8c3a4', 'ffff0000')) }));
+    expect(
+      observe(makeTempDir(), [...stranger, ...adopter], T0 + 4000).live.filter((s) => s.family?.kind === 'background'),
+    ).toEqual([]);
+  });
+
   it('a worker orphaned before anything saw its daemon runs no live session (a marker-only find)', () => {
     const orphaned = without([DAEMON]).map((p) => (p.ppid === DAEMON ? { ...p, ppid: 1 } : p));
     const seen = observe(makeTempDir(), orphaned, T0 + 2500);

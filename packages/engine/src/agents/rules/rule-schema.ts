@@ -90,6 +90,11 @@ const daemonRuleSchema = z
     roots: z.array(argvShape).min(1).max(20),
     /** Its workers (pty hosts, spares): the daemon's while it lives, a session's root once one runs a session. */
     workers: z.array(argvShape).max(20),
+    /**
+     * A pattern whose group 1, over one argument of a worker, names the daemon's family (its socket
+     * directory): a dead daemon's workers naming a live daemon's key were adopted by it.
+     */
+    familyKey: pattern.optional(),
     /** How long the daemon's workers may outlive a daemon that exited on its own (they shut down after it). */
     lingerSeconds: z.number().min(0).max(600),
     /**

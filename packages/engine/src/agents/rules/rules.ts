@@ -53,6 +53,8 @@ export interface DaemonRule {
   readonly roots: readonly ArgvPattern[];
   readonly workers: readonly ArgvPattern[];
   readonly lingerMs: number;
+  /** Group 1 over a worker's argument names its daemon's family (rule-schema.ts `familyKey`). */
+  readonly familyKey?: RegExp;
   readonly stop?: AgentStopRule;
 }
 
@@ -91,6 +93,7 @@ function compileDaemon(input: NonNullable<RulesFile['agents'][number]['daemon']>
     roots: input.roots.map(compileShape),
     workers: input.workers.map(compileShape),
     lingerMs: input.lingerSeconds * 1000,
+    ...(input.familyKey !== undefined ? { familyKey: new RegExp(input.familyKey) } : {}),
     ...(stop === undefined
       ? {}
       : {

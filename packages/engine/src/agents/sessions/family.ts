@@ -32,6 +32,22 @@ export interface DaemonFamilies {
   readonly inFamily: ReadonlySet<number>;
   /** Every process with a worker's argv shape, in a family or orphaned. */
   readonly workers: ReadonlySet<number>;
+  /**
+   * Workers a dead daemon left that a live daemon of the same family key adopted (a new daemon
+   * takes over the old one's sessions): daemon pid → the adopted workers' top pids.
+   */
+  readonly adopted: ReadonlyMap<number, readonly number[]>;
+}
+
+/** The family key a process's argv names (rule `daemon.familyKey`, group 1), or null. */
+function familyKeyOf(entry: ProcessEntry, rule: AgentRule): string | null {
+  const pattern = rule.daemon?.familyKey;
+  if (pattern === undefined) return null;
+  for (const arg of entry.args) {
+    const key = pattern.exec(arg)?.[1];
+    if (key !== undefined) return key;
+  }
+  return null;
 }
 
 function considered(entry: ProcessEntry | undefined, uid: number | undefined): entry is ProcessEntry {
@@ -63,8 +79,9 @@ export function findDaemonFamilies(
   const background = new Map<number, { agent: string; daemon: ProcessEntry }>();
   const inFamily = new Set<number>();
   const workers = new Set<number>();
+  const adopted = new Map<number, number[]>();
   const familyRules = input.rules.agents.filter((rule) => rule.daemon !== undefined);
-  if (familyRules.length === 0) return { daemons, background, inFamily, workers };
+  if (familyRules.length === 0) return { daemons, background, inFamily, workers, adopted };
   const daemonRule = new Map<number, AgentRule>();
   for (const entry of input.table.entries.values()) {
     if (!considered(entry, input.uid)) continue;
@@ -74,25 +91,48 @@ export function findDaemonFamilies(
       if (shape === 'daemon') daemonRule.set(entry.pid, rule);
     }
   }
+  const walk = (daemon: ProcessEntry, rule: AgentRule, tops: readonly number[]): number[] => {
+    const walked: number[] = [];
+    const stack = [...tops];
+    while (stack.length > 0) {
+      const entry = input.table.entries.get(stack.pop() as number);
+      if (!considered(entry, input.uid) || inFamily.has(entry.pid)) continue;
+      inFamily.add(entry.pid);
+      walked.push(entry.pid);
+      const runs = runsSession(entry, rule, input, markers, children, workers);
+      if (runs) background.set(entry.pid, { agent: rule.id, daemon });
+      stack.push(...(children.get(entry.pid) ?? []));
+    }
+    return walked;
+  };
+  const keys = new Map<string, ProcessEntry>();
   for (const [pid, rule] of daemonRule) {
     // A daemon inside another daemon's tree is that family's (it cannot be two families).
     if (hasAncestor(input.table, pid, daemonRule)) continue;
     const daemon = input.table.entries.get(pid) as ProcessEntry;
     daemons.set(pid, rule.id);
-    const stack = [...(children.get(pid) ?? [])];
-    while (stack.length > 0) {
-      const entry = input.table.entries.get(stack.pop() as number);
-      if (!considered(entry, input.uid) || inFamily.has(entry.pid)) continue;
-      inFamily.add(entry.pid);
-      const runs = runsSession(entry, rule, input, markers, children, workers);
-      if (runs) background.set(entry.pid, { agent: rule.id, daemon });
-      stack.push(...(children.get(entry.pid) ?? []));
+    for (const worker of walk(daemon, rule, children.get(pid) ?? [])) {
+      const entry = input.table.entries.get(worker);
+      const key = entry === undefined || !workers.has(worker) ? null : familyKeyOf(entry, rule);
+      if (key !== null) keys.set(`${rule.id}:${key}`, daemon);
     }
+  }
+  // A dead daemon's workers (their top reparented away) that name a live daemon's family key
+  // were adopted by it (Claude Code 2.1.328's daemon log: "bg adopt: adopted=1"): its family again.
+  for (const pid of workers) {
+    const entry = input.table.entries.get(pid) as ProcessEntry;
+    if (inFamily.has(pid) || workers.has(entry.ppid)) continue;
+    const rule = familyRules.find((candidate) => familyShapeOf(entry, candidate) === 'worker');
+    const key = rule === undefined ? null : familyKeyOf(entry, rule);
+    const daemon = key === null || rule === undefined ? undefined : keys.get(`${rule.id}:${key}`);
+    if (daemon === undefined || rule === undefined) continue;
+    adopted.set(daemon.pid, [...(adopted.get(daemon.pid) ?? []), pid]);
+    walk(daemon, rule, [pid]);
   }
   // Only the topmost session-running process of a chain is a session's root (a claimed spare's own
   // `claude.exe` children are its subagents, not sessions of their own).
   for (const pid of [...background.keys()]) if (hasAncestor(input.table, pid, background)) background.delete(pid);
-  return { daemons, background, inFamily, workers };
+  return { daemons, background, inFamily, workers, adopted };
 }
 
 /**

@@ -149,7 +149,9 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
     const members: SessionMember[] = [];
     const keys = new Set<string>([`${agent}:root-pid:${rootPid}`]);
     const roles = new Map<number, MemberRole>();
-    const stack = [...(children.get(rootPid) ?? [])];
+    // A daemon's family also holds the workers it adopted from a dead daemon (family.ts).
+    const adopted = family?.kind === 'daemon' ? (families.adopted.get(rootPid) ?? []) : [];
+    const stack = [...(children.get(rootPid) ?? []), ...adopted];
     while (stack.length > 0) {
       const entry = input.table.entries.get(stack.pop() as number);
       if (entry === undefined || isZombie(entry) || claimed.has(entry.pid)) continue;

@@ -154,8 +154,14 @@ export function rememberObserved(
     // A record first written from a read without the root's cwd (a focused read finds a new root
     // under pid 1 by argv, reading no cwd) gains it from the first read that has it.
     const cwd = previous.cwd ?? session.root.cwd;
-    // A hook's record of a background session learns its family from recognition.
-    const family = previous.family ?? familyOf(session);
+    // A hook's record of a background session learns its family from recognition; a session a
+    // new daemon adopted from a dead one is that daemon's now, and live again.
+    const observed = familyOf(session);
+    const adopted =
+      observed !== undefined &&
+      previous.family !== undefined &&
+      identityKey(observed.daemon) !== identityKey(previous.family.daemon);
+    const family = adopted ? observed : (previous.family ?? observed);
     if (
       duplicate === undefined &&
       !moved &&
@@ -173,6 +179,7 @@ export function rememberObserved(
       root,
       cwd,
       ...(family !== undefined ? { family } : {}),
+      ...(adopted ? { endedAtMs: null } : {}),
       // The record's root is no member of its own (a hook's root may be the launcher's relaunched process).
       members: members.filter((m) => identityKey(m) !== identityKey(root)),
       sessionKeys: keys,
@@ -224,7 +231,14 @@ export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession):
     members.set(identityKey(member), { ...member, role });
   }
   const opened = Math.max(openedAt(onDisk), openedAt(ours));
-  const ends = [onDisk.endedAtMs, ours.endedAtMs].filter((end): end is number => end !== null && end >= opened);
+  // A session a new daemon adopted is live again: an end seen under its dead daemon is over.
+  const readopted =
+    ours.family !== undefined &&
+    onDisk.family !== undefined &&
+    identityKey(ours.family.daemon) !== identityKey(onDisk.family.daemon);
+  const ends = (readopted ? [ours.endedAtMs] : [onDisk.endedAtMs, ours.endedAtMs]).filter(
+    (end): end is number => end !== null && end >= opened,
+  );
   const hook = mergeHook(onDisk, ours);
   return {
     ...ours,
