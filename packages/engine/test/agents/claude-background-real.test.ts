@@ -271,4 +271,39 @@ describe.skipIf(SKIP !== null)(`Claude Code --bg, the real binary${SKIP === null
     expect(cleaned?.processes.some((p) => p.result === 'killed')).toBe(true);
     await pollUntil(() => familyPids(w).length === 0, { description: 'nothing of the family left' });
   }, 120_000);
+
+  it("a new daemon adopts a SIGKILLed daemon's session: its family again, no leak while it runs", async () => {
+    const w = world();
+    await startBackground(w, 'say hello');
+    const first = await pollUntil(
+      () => {
+        const found = observe(w);
+        const up = found.live.some(
+          (s) => s.family?.kind === 'background' && s.members.some((m) => isServer(w, m.entry.args)),
+        );
+        return up ? found : null;
+      },
+      { description: 'the background session and its server', deadlineMs: START_DEADLINE_MS, intervalMs: 500 },
+    );
+    const daemon = first.live.find((s) => s.family?.kind === 'daemon' && hasHome(s.root.pid, w.home));
+    const session = first.live.find((s) => s.family?.kind === 'background' && s.family.daemon.pid === daemon?.root.pid);
+    if (daemon === undefined || session === undefined) throw new Error('no daemon or session');
+    process.kill(daemon.root.pid, 'SIGKILL');
+    await pollUntil(() => readProcEntry(daemon.root.pid)?.state === 'Z' || readProcEntry(daemon.root.pid) === null, {
+      description: 'the daemon to die',
+    });
+    expect(leaksOf(w, observe(w).leaks, [daemon]).map((leak) => leak.sessionId)).toEqual([daemon.id]);
+    // `claude --bg` again: the new daemon adopts the orphaned session (its log: "bg adopt: adopted=1").
+    await startBackground(w, 'say again');
+    const adopted = await pollUntil(
+      () => {
+        const found = observe(w);
+        const again = found.live.find((s) => s.id === session.id);
+        return again !== undefined && again.family?.daemon.pid !== daemon.root.pid ? found : null;
+      },
+      { description: 'the new daemon to adopt the session', deadlineMs: START_DEADLINE_MS, intervalMs: 500 },
+    );
+    expect(leaksOf(w, adopted.leaks, [daemon, session])).toEqual([]);
+    expect(adopted.sessions.find((s) => s.id === session.id)?.endedAtMs).toBeNull();
+  }, 120_000);
 });
