@@ -69,9 +69,24 @@ export function rootAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule |
 export function familyShapeOf(entry: ProcessEntry, rule: AgentRule): 'daemon' | 'worker' | null {
   const daemon = rule.daemon;
   if (daemon === undefined || entry.args.length === 0) return null;
-  if (daemon.roots.some((shape) => matchesShape(entry.args, shape))) return 'daemon';
-  return daemon.workers.some((shape) => matchesShape(entry.args, shape)) ? 'worker' : null;
+  // Every scan asks this of every process: judged once per argv array, like root shapes.
+  let verdicts = familyVerdicts.get(rule);
+  if (verdicts === undefined) {
+    verdicts = new WeakMap();
+    familyVerdicts.set(rule, verdicts);
+  }
+  const known = verdicts.get(entry.args);
+  if (known !== undefined) return known;
+  const shape = daemon.roots.some((candidate) => matchesShape(entry.args, candidate))
+    ? 'daemon'
+    : daemon.workers.some((candidate) => matchesShape(entry.args, candidate))
+      ? 'worker'
+      : null;
+  verdicts.set(entry.args, shape);
+  return shape;
 }
+
+const familyVerdicts = new WeakMap<AgentRule, WeakMap<readonly string[], 'daemon' | 'worker' | null>>();
 
 /** The agent whose session daemon this process is, or null. */
 export function daemonAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule | null {
