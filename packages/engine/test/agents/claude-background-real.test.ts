@@ -239,8 +239,14 @@ describe.skipIf(SKIP !== null)(`Claude Code --bg, the real binary${SKIP === null
     await pollUntil(() => readProcEntry(daemon.root.pid)?.state === 'Z' || readProcEntry(daemon.root.pid) === null, {
       description: 'the daemon to die',
     });
+    // What the daemon left, read before the observation (a session may still start a short-lived
+    // child afterwards, which the observation could not have seen).
+    const before = familyPids(w);
     const after = observe(w);
-    const orphaned = familyPids(w);
+    const orphaned = before.filter((pid) => {
+      const entry = readProcEntry(pid);
+      return entry !== null && entry.state !== 'Z';
+    });
     expect(orphaned.length).toBeGreaterThan(3);
     const family = seen.live.filter((s) => s.family?.daemon.pid === daemon.root.pid);
     expect(after.live.filter((s) => family.some((f) => f.root.pid === s.root.pid))).toEqual([]);
