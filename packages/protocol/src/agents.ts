@@ -119,6 +119,14 @@ export const agentSessionSchema = z
     alerts: z.array(sessionAlertSchema).optional(),
     /** Containers attributed to the session (absent where no container engine runs). */
     containers: z.array(sessionContainerSchema).optional(),
+    /**
+     * An agent's session daemon (`daemon`: Claude Code's `--bg` daemon, its members the idle
+     * workers), or a session one of its workers runs (`background`); `daemon` names the daemon.
+     */
+    family: z
+      .object({ kind: z.enum(['daemon', 'background']), daemon: z.object({ pid, startTime }).strict() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type AgentSessionRow = z.infer<typeof agentSessionSchema>;

@@ -1,11 +1,13 @@
 /** The agent-session half of `treewarden orphans`: leaked members of dead sessions, and their clean-up. */
 import {
   type AgentLeak,
+  type AgentRules,
   type CleanedLeak,
   cleanAgentLeaks,
   leakGroupRow,
   observeAgentsOnce,
   type StoredSession,
+  stopWithAgent,
 } from '@treewarden/engine';
 import type { AgentLeakGroup } from '@treewarden/protocol';
 import { terminalArgs, terminalText } from '../terminal-text.js';
@@ -21,13 +23,22 @@ export interface AgentOrphans {
   readonly problems: readonly { readonly file: string; readonly message: string }[];
   /** The remembered sessions (their containers are judged from these). */
   readonly sessions: readonly StoredSession[];
+  /** The rules the leaks were judged with (an agent's own stop command comes from them). */
+  readonly rules: AgentRules;
 }
 
 /** The leaks of dead sessions on this machine (with a scope: of those sessions only). */
 export function findAgentOrphans(scope: SessionScope = null): AgentOrphans {
-  const observation = observeAgentsOnce(agentContext());
+  const context = agentContext();
+  const observation = observeAgentsOnce(context);
   const leaks = scopeLeaks(observation.leaks, scope);
-  return { leaks, rows: leaks.map(leakGroupRow), problems: observation.problems, sessions: observation.sessions };
+  return {
+    leaks,
+    rows: leaks.map(leakGroupRow),
+    problems: observation.problems,
+    sessions: observation.sessions,
+    rules: context.rules,
+  };
 }
 
 export interface AgentCleanOptions {
@@ -44,6 +55,8 @@ export function cleanAgentOrphans(found: AgentOrphans, options: AgentCleanOption
   const leaks = found.leaks.filter((leak) => leak.root !== null || options.includeUnremembered);
   return cleanAgentLeaks(leaks, {
     ledgerFile: options.ledgerFile,
+    // The agent's own stop first (`claude stop ID` for a dead daemon's sessions), then the revalidated kill.
+    stopFirst: (leak) => stopWithAgent(leak, found.rules),
     ...(options.graceSeconds !== undefined ? { graceMs: options.graceSeconds * 1000 } : {}),
   });
 }
@@ -60,7 +73,12 @@ export function formatAgentLeak(leak: AgentLeak): string {
 }
 
 export function formatAgentCleaned(cleaned: CleanedLeak): string {
-  return cleaned.processes
-    .map((process) => `  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`)
-    .join('\n');
+  const stops = (cleaned.agentStops ?? []).map(
+    (stop) =>
+      `  agent's own stop: ${terminalArgs(stop.command)}: ${stop.result}${stop.detail ? ` (${terminalText(stop.detail)})` : ''}`,
+  );
+  const processes = cleaned.processes.map(
+    (process) => `  ${process.pid}: ${process.result}${process.detail ? ` (${process.detail})` : ''}`,
+  );
+  return [...stops, ...processes].join('\n');
 }

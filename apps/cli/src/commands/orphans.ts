@@ -82,7 +82,12 @@ function cleanedJson(cleaned: CleanedGroup) {
 }
 
 function agentCleanedJson(cleaned: CleanedLeak) {
-  return { sessionId: cleaned.leak.sessionId, kind: 'agent', processes: cleaned.processes };
+  return {
+    sessionId: cleaned.leak.sessionId,
+    kind: 'agent',
+    processes: cleaned.processes,
+    ...(cleaned.agentStops !== undefined ? { agentStops: cleaned.agentStops } : {}),
+  };
 }
 
 function formatGroup(group: OrphanGroup): string {

@@ -12,9 +12,11 @@ import {
   type AgentEvent,
   type AgentLeak,
   type AgentObservation,
+  type AgentRules,
   cleanAgentLeaks,
   createAgentWatcher,
   leakGroupRow,
+  stopWithAgent,
   WATCH_TICK_MS,
   waitForTickOrRootExit,
 } from '@treewarden/engine';
@@ -108,7 +110,7 @@ async function autoClean(
   leaks: readonly AgentLeak[],
   endedAt: ReadonlyMap<string, number>,
   delayMs: number,
-  context: { readonly ledgerFile: string; readonly attempted: Set<string> },
+  context: { readonly ledgerFile: string; readonly attempted: Set<string>; readonly rules: AgentRules },
   emit: Emit,
 ): Promise<void> {
   const now = Date.now();
@@ -118,7 +120,9 @@ async function autoClean(
     .filter((leak) => leak.root !== null && now - (endedAt.get(leak.sessionId) ?? now) >= delayMs)
     .flatMap((leak) => untried(leak, attempted) ?? []);
   if (due.length === 0) return;
-  for (const cleaned of await cleanAgentLeaks(due, { ledgerFile })) {
+  // The agent's own stop first (a dead daemon's sessions: `claude stop ID`), then the revalidated kill.
+  const stopFirst = (leak: AgentLeak) => stopWithAgent(leak, context.rules);
+  for (const cleaned of await cleanAgentLeaks(due, { ledgerFile, stopFirst })) {
     await emit(
       {
         type: 'leak-cleaned',
@@ -171,7 +175,7 @@ async function main(argv: readonly string[]): Promise<number> {
         observation.leaks,
         endedAt,
         autoCleanSeconds * 1000,
-        { ledgerFile: context.ledgerFile, attempted },
+        { ledgerFile: context.ledgerFile, attempted, rules: context.rules },
         emit,
       );
     // A live session's root that exits ticks at once (a 100 ms look at the roots between ticks).

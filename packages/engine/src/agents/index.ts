@@ -1,6 +1,13 @@
 export * from './alerts/index.js';
 export * from './hooks/index.js';
 export {
+  type AgentStopOptions,
+  type AgentStopReport,
+  findOnPath,
+  stopIdsOf,
+  stopWithAgent,
+} from './leaks/agent-stop.js';
+export {
   type CleanedContainer,
   type ContainerCleanOptions,
   type ContainerCleanResult,
@@ -50,7 +57,15 @@ export {
   type MarkerVars,
   parseMarkerVars,
 } from './read/environ.js';
-export { type MarkerHit, markerHits, matchesShape, roleOf, rootAgentOf } from './rules/match.js';
+export {
+  daemonAgentOf,
+  familyShapeOf,
+  type MarkerHit,
+  markerHits,
+  matchesShape,
+  roleOf,
+  rootAgentOf,
+} from './rules/match.js';
 export {
   COMMON_ARGVS,
   type LiveVars,

@@ -74,6 +74,7 @@ export function sessionRow(
     leaked: leak?.processes.map((process) => process.entry.pid) ?? [],
     // Judged rows carry their alerts (none once ended: what an ended session holds is a leak).
     ...(alerts === undefined ? {} : { alerts: session.endedAtMs === null ? [...alerts] : [] }),
+    ...(session.family !== undefined ? { family: session.family } : {}),
   };
 }
 

@@ -202,3 +202,51 @@ describe('recognition of real launches', () => {
     expect(seen.sessions[0]?.members.map((member) => member.pid)).toEqual([BASE + 33]);
   });
 });
+
+describe('an agent run inside another agent (Kilo from a Copilot shell)', () => {
+  // Kilo's children carry what Kilo inherited from Copilot's shell (COPILOT_*) beside its own
+  // markers, in an order Bun shuffles: the Copilot markers come first here, as they did once.
+  const inherited = { COPILOT_AGENT_SESSION_ID: '5d0c1e52-copilot', COPILOT_LOADER_PID: String(BASE + 40) };
+  const kiloRoot = BASE + 42;
+  const kiloServerEnv = { ...inherited, KILO: '1', KILO_PID: String(kiloRoot) };
+  const server = (pid: number, ppid: number): FakeProcess => ({
+    pid,
+    ppid,
+    pgid: pid,
+    args: ['node', '/srv/mcp-server.js'],
+    startedAtMs: MEMBER_START,
+  });
+
+  it("calls Kilo's orphaned server Kilo's, not Copilot's, on equal evidence (rule order, never the environment's)", () => {
+    // Copilot and Kilo both gone; the server was left at pid 1 with two markers of each.
+    const seen = observe(makeTempDir(), [server(BASE + 43, 1)], { [BASE + 43]: kiloServerEnv });
+    expect(seen.leaks.map((leak) => leak.sessionId)).toEqual([`kilo-orphan-${BASE + 43}-st-${BASE + 43}`]);
+  });
+
+  it("never names the outer agent when the inner agent's root, carrying the outer's markers, is still there", () => {
+    // Kilo's root (here no session of its own: it carries Kilo's marker, as a Kilo started by a
+    // Kilo would) sits under Copilot's shell in a terminal; it carries Copilot's markers itself,
+    // so Copilot is outside it.
+    const processes: FakeProcess[] = [
+      { pid: BASE + 45, ppid: 1, pgid: BASE + 45, args: ['tmux'], startedAtMs: ROOT_START },
+      { pid: BASE + 41, ppid: BASE + 45, pgid: BASE + 41, args: ['bash'], startedAtMs: ROOT_START },
+      {
+        pid: kiloRoot,
+        ppid: BASE + 41,
+        pgid: kiloRoot,
+        args: [`${NM}/@kilocode/cli/bin/.kilo`, 'run', 'hi'],
+        startedAtMs: ROOT_START,
+      },
+      server(BASE + 44, 1),
+    ];
+    const env = {
+      [BASE + 41]: inherited,
+      [kiloRoot]: { ...inherited, KILO: '1' },
+      // More Copilot evidence than Kilo's on the server: counts alone would call it Copilot's.
+      [BASE + 44]: { ...inherited, KILO_PID: String(kiloRoot) },
+    };
+    const seen = observe(makeTempDir(), processes, env);
+    expect(seen.live.map((session) => session.agent)).toEqual([]);
+    expect(seen.leaks.map((leak) => leak.agent)).toEqual(['kilo']);
+  });
+});

@@ -20,6 +20,7 @@ import {
   type LeaseRegistryRead,
   type LeaseStatus,
   type LedgerActor,
+  loadAgentRules,
   type ProcessEntry,
   type ProcessIdentity,
   type RunStartRecord,
@@ -33,6 +34,7 @@ import {
   type StatePaths,
   settleEndedRuns,
   signalsSent,
+  stopWithAgent,
   summarizeRuns,
   trimAlerts,
 } from '@treewarden/engine';
@@ -304,7 +306,12 @@ export function createEnginePort(options: EnginePortOptions = {}): EnginePort {
       return { orphans, settled };
     },
     observeAgents: (reader) => reader.observeAgents(paths.root),
-    cleanAgentLeaks: (leaks) => cleanAgentLeaks(leaks, { ledgerFile: paths.ledgerFile }),
+    cleanAgentLeaks: (leaks) =>
+      cleanAgentLeaks(leaks, {
+        ledgerFile: paths.ledgerFile,
+        // The agent's own stop first (a dead daemon's sessions: `claude stop ID`), then the revalidated kill.
+        stopFirst: (leak) => stopWithAgent(leak, loadAgentRules(paths.root).rules),
+      }),
     trimSessionAlerts: (alerts) => trimAlerts(alerts, { ledgerFile: paths.ledgerFile }),
     async findContainerLeftovers() {
       const socketPath = findEngineSocket();

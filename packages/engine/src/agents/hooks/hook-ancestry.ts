@@ -1,14 +1,15 @@
 /**
  * Which process is the agent whose hook this is: the hook runs under a shell under the agent, so
- * the agent is the nearest ancestor with the agent rule's argv shape. Where none has it (an agent
+ * the agent is the nearest ancestor with the agent rule's argv shape (or its session daemon's
+ * worker shape: a background session runs in a worker, under the daemon, which is no session). Where none has it (an agent
  * started under a name no rule knows), the nearest ancestor that is neither a shell nor a command
  * wrapper (`timeout`, `env`, `nice`…: a hook wrapped in one must not record the wrapper) stands in.
  * Reads only the ancestor chain (a few /proc files), never the whole table: a hook must be fast.
  */
 import { readProcEntry } from '../../table/linux-proc.js';
 import type { ProcessEntry } from '../../table/types.js';
-import { matchesShape } from '../rules/match.js';
-import type { AgentRules } from '../rules/rules.js';
+import { familyShapeOf, matchesShape } from '../rules/match.js';
+import type { AgentRule, AgentRules } from '../rules/rules.js';
 import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 
 export interface HookAncestry {
@@ -62,7 +63,13 @@ export function findHookAgent(ruleId: string, rules: AgentRules, startPid: numbe
 /** The agent among an ancestor chain read earlier (the SessionEnd hook reads it; the reaper picks). */
 export function pickHookAgent(ruleId: string, rules: AgentRules, chain: readonly ProcessEntry[]): HookAncestry {
   const rule = rules.agents.find((agent) => agent.id === ruleId);
-  const byRule = rule === undefined ? undefined : chain.find((e) => rule.roots.some((s) => matchesShape(e.args, s)));
+  // A session daemon's worker runs the session (a claimed spare keeps its argv); the daemon never does.
+  const isAgent = (entry: ProcessEntry, agent: AgentRule): boolean => {
+    const family = familyShapeOf(entry, agent);
+    if (family !== null) return family === 'worker';
+    return agent.roots.some((shape) => matchesShape(entry.args, shape));
+  };
+  const byRule = rule === undefined ? undefined : chain.find((entry) => isAgent(entry, rule));
   if (byRule !== undefined) return { agent: byRule, matchedBy: 'rule', chain };
   const parent = chain.find((entry) => !isShellOrWrapper(entry, rules));
   return parent === undefined ? { agent: null, matchedBy: null, chain } : { agent: parent, matchedBy: 'parent', chain };

@@ -12,6 +12,7 @@ import type { MemberMatch } from '../../membership/run-members.js';
 import { readProcTable } from '../../table/linux-proc.js';
 import { indexChildren } from '../../table/trees.js';
 import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import type { AgentStopReport } from './agent-stop.js';
 import type { AgentLeak } from './find-leaks.js';
 
 export interface ProcessCleanReport {
@@ -27,6 +28,8 @@ export interface CleanedLeak {
   readonly processes: readonly ProcessCleanReport[];
   /** Identities still alive after the kill. */
   readonly survivors: readonly number[];
+  /** The agent's own stop calls tried first (`claude stop ID`), when its rule has one. */
+  readonly agentStops?: readonly AgentStopReport[];
 }
 
 export interface CleanLeaksOptions {
@@ -36,6 +39,11 @@ export interface CleanLeaksOptions {
   readonly readTable?: () => ProcessTable;
   /** The ledger's reason word; default `agent_leak_clean` (the SessionEnd reaper: `agent_session_end`; trim: `session_trim KIND`). */
   readonly reason?: string;
+  /**
+   * The agent's own way to end the leak's sessions, tried first (agent-stop.ts `stopWithAgent`):
+   * whatever it leaves, or ends of something else, the revalidated kill still decides.
+   */
+  readonly stopFirst?: (leak: AgentLeak) => Promise<readonly AgentStopReport[]>;
 }
 
 function strangersUnder(root: number, named: ReadonlySet<number>, table: ProcessTable): number[] {
@@ -183,6 +191,22 @@ function aliveIn(leak: AgentLeak, table: ProcessTable, among?: ReadonlySet<numbe
   return alive;
 }
 
+/** The agent's stop calls, and which named processes were alive (by identity) before them. */
+async function stopFirst(
+  leak: AgentLeak,
+  stop: NonNullable<CleanLeaksOptions['stopFirst']>,
+  readTable: () => ProcessTable,
+): Promise<{ reports: readonly AgentStopReport[]; aliveBefore: ReadonlySet<number> }> {
+  const aliveBefore = new Set(aliveIn(leak, readTable()).keys());
+  let reports: readonly AgentStopReport[];
+  try {
+    reports = await stop(leak);
+  } catch (error) {
+    reports = [{ command: [], result: 'failed', detail: error instanceof Error ? error.message : String(error) }];
+  }
+  return { reports, aliveBefore };
+}
+
 export async function cleanAgentLeaks(
   leaks: readonly AgentLeak[],
   options: CleanLeaksOptions = {},
@@ -190,6 +214,10 @@ export async function cleanAgentLeaks(
   const readTable = options.readTable ?? readProcTable;
   const cleaned: CleanedLeak[] = [];
   for (const leak of leaks) {
+    const { reports: stops, aliveBefore } =
+      options.stopFirst === undefined
+        ? { reports: [], aliveBefore: new Set<number>() }
+        : await stopFirst(leak, options.stopFirst, readTable);
     const table = readTable();
     const results = refuseChangedSubtrees(leak, table);
     const alive = aliveIn(leak, table);
@@ -212,19 +240,23 @@ export async function cleanAgentLeaks(
         }
       }
     }
+    const stoppedBy = stops.find((report) => report.result === 'ok');
     const processes = leak.processes.map(
       ({ entry }): ProcessCleanReport =>
         results.get(entry.pid) ?? {
           pid: entry.pid,
           startTime: entry.startTime,
           result: 'already_gone',
-          detail: goneDetail(table, entry.pid),
+          detail:
+            stoppedBy !== undefined && aliveBefore.has(entry.pid)
+              ? `ended by the agent's own \`${stops.map((report) => report.command.slice(1).join(' ')).join('`, `')}\``
+              : goneDetail(table, entry.pid),
         },
     );
     const survivors = processes
       .filter((p) => p.result === 'kill_failed' || p.result === 'error' || p.result === 'refused')
       .map((p) => p.pid);
-    cleaned.push({ leak, processes, survivors });
+    cleaned.push({ leak, processes, survivors, ...(stops.length > 0 ? { agentStops: [...stops] } : {}) });
   }
   return cleaned;
 }

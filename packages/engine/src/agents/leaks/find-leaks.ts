@@ -6,7 +6,7 @@
  * server has (its sockets in /proc, unless the input says).
  */
 
-import type { ProcessEntry } from '../../table/types.js';
+import { identityKey, type ProcessEntry } from '../../table/types.js';
 import { tmuxClientCount } from '../read/tmux-clients.js';
 import { describeHit, sessionKeysOf } from '../rules/match.js';
 import type { StoredSession } from '../sessions/store-schema.js';
@@ -70,6 +70,15 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
       ]),
     );
   }
+  // A background session over because its daemon died: its own process is left running too.
+  const root = table.entries.get(session.root.pid);
+  if (session.family?.kind === 'background' && isEligible(judge, root) && root.startTime === session.root.startTime) {
+    const daemon = session.family.daemon;
+    const reason = `runs background session ${session.id}; its daemon ${daemon.pid} (start ${daemon.startTime}) is gone`;
+    found.push(leaked(judge, root, 'agent', [reason]));
+  }
+  // A dead daemon's background sessions ran in its workers: their processes are the daemon's leak.
+  if (session.family?.kind === 'daemon') found.push(...backgroundRootsOf(judge, session));
   const keys = new Set(session.sessionKeys);
   for (const [pid, hits] of markers) {
     const named = hits.find((hit) => sessionKeysOf([hit]).some((key) => keys.has(key)));
@@ -90,11 +99,57 @@ function rememberedLeak(judge: Judge, session: StoredSession): AgentLeak | null 
   };
 }
 
+function backgroundRootsOf(judge: Judge, daemon: StoredSession): LeakedProcess[] {
+  const found: LeakedProcess[] = [];
+  for (const session of judge.input.remembered) {
+    if (session.family?.kind !== 'background' || identityKey(session.family.daemon) !== identityKey(daemon.root))
+      continue;
+    const root = judge.input.table.entries.get(session.root.pid);
+    if (!isEligible(judge, root) || root.startTime !== session.root.startTime) continue;
+    if (!startedWithinSession(root, daemon)) continue;
+    const reason = `ran background session ${session.id} of daemon ${daemon.root.pid} (start ${daemon.root.startTime}), which is gone`;
+    found.push(leaked(judge, root, 'agent', [reason]));
+  }
+  return found;
+}
+
+/**
+ * A daemon that exited on its own (no session of it still running) within its linger: its
+ * workers shut down after it (Claude Code's spare pty host, ~5 s), so they are not leaks yet. A
+ * daemon that died with sessions still running was killed: its workers leak at once.
+ */
+function isLingering(input: LeakInput, session: StoredSession): boolean {
+  if (session.family?.kind !== 'daemon' || session.endedAtMs === null) return false;
+  const linger = input.daemonLingerMs?.(session.agent) ?? 0;
+  if (input.now - session.endedAtMs >= linger) return false;
+  const daemon = identityKey(session.root);
+  return !input.remembered.some(
+    (other) =>
+      other.family?.kind === 'background' &&
+      identityKey(other.family.daemon) === daemon &&
+      isAlive(input.table, other.root.pid, other.root.startTime),
+  );
+}
+
+function isAlive(table: LeakInput['table'], pid: number, startTime: string): boolean {
+  const entry = table.entries.get(pid);
+  return entry !== undefined && entry.startTime === startTime && entry.state !== 'Z' && entry.state !== 'X';
+}
+
 export function findAgentLeaks(input: LeakInput): AgentLeak[] {
   const judge = buildJudge(input);
   const leaks: AgentLeak[] = [];
-  for (const session of input.remembered) {
+  // A dead daemon's records first: its workers, and the sessions they ran, are leaks of the daemon.
+  const ordered = [...input.remembered].sort(
+    (a, b) => Number(b.family?.kind === 'daemon') - Number(a.family?.kind === 'daemon'),
+  );
+  for (const session of ordered) {
     if (!isRootGone(input.table, session)) continue;
+    if (isLingering(input, session)) {
+      // Its workers are still the daemon's while they shut down: claimed, so no other find takes them.
+      for (const member of session.members) judge.claimed.add(member.pid);
+      continue;
+    }
     const leak = rememberedLeak(judge, session);
     if (leak !== null) leaks.push(leak);
   }

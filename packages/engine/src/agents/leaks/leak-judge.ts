@@ -9,6 +9,7 @@ import type { ProcessEntry, ProcessTable } from '../../table/types.js';
 import { type MarkerHit, sessionKeysOf } from '../rules/match.js';
 import type { MemberRole } from '../rules/rule-schema.js';
 import type { LiveSession } from '../sessions/recognise.js';
+import { isSessionOver } from '../sessions/remember.js';
 import type { StoredSession } from '../sessions/store-schema.js';
 import { contextReasons, PROTECTED_COMMANDS } from './leak-reasons.js';
 
@@ -46,6 +47,10 @@ export interface LeakInput {
   readonly roleOfArgv?: (entry: ProcessEntry) => MemberRole;
   /** Clients attached to a tmux server (null: unknown); default: counted from its open sockets. */
   readonly tmuxClientsOf?: (entry: ProcessEntry) => number | null;
+  /** Agent ids in rule order: a marker-only find's agent on a tie (match.ts `primaryAgent`). */
+  readonly ruleOrder?: readonly string[];
+  /** How long an agent's session daemon's workers may outlive it (rule `daemon.lingerSeconds`); default 0. */
+  readonly daemonLingerMs?: (agent: string) => number;
 }
 
 /** The role of a leaked process nobody remembered: from its argv, `other` when none says more. */
@@ -148,7 +153,7 @@ export function addDescendants(judge: Judge, found: LeakedProcess[]): void {
   }
 }
 
+/** Whether the session is over: its root gone, or (a background session) its daemon gone. */
 export function isRootGone(table: ProcessTable, session: StoredSession): boolean {
-  const root = table.entries.get(session.root.pid);
-  return root === undefined || root.startTime !== session.root.startTime || root.state === 'Z' || root.state === 'X';
+  return isSessionOver(table, session);
 }

@@ -4,7 +4,7 @@
  * Grouped per orphaned top; the top's unmarked descendants leak with it.
  */
 import type { ProcessEntry } from '../../table/types.js';
-import { describeHit, primaryAgent, sessionKeysOf } from '../rules/match.js';
+import { describeHit, outerAgents, primaryAgent, sessionKeysOf } from '../rules/match.js';
 import { MAX_ANCESTRY_DEPTH } from '../sessions/recognise.js';
 import {
   type AgentLeak,
@@ -37,7 +37,8 @@ export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
   const groups = new Map<string, AgentLeak & { processes: LeakedProcess[] }>();
   for (const [pid, hits] of judge.input.markers) {
     const entry = judge.input.table.entries.get(pid);
-    const agent = primaryAgent(hits);
+    const markersOf = (marked: number) => judge.input.markers.get(marked);
+    const agent = primaryAgent(hits, { outer: outerAgents(hits, markersOf), ruleOrder: judge.input.ruleOrder });
     if (agent === null || !isEligible(judge, entry)) continue;
     const top = orphanedTop(judge, entry, agent);
     if (top === null || !isEligible(judge, top) || isAmbiguous(judge, top, agent)) continue;

@@ -19,7 +19,13 @@ import { roleOf } from '../rules/match.js';
 import type { AgentRules, RulesProblem } from '../rules/rules.js';
 import { collectMarkers, type LiveSession, type RecogniseInput, recogniseSessions } from '../sessions/recognise.js';
 import { type RememberResult, rememberObserved } from '../sessions/remember.js';
-import { pruneSessions, readSessions, type StoreProblem, writeSession } from '../sessions/session-store.js';
+import {
+  forgetSession,
+  pruneSessions,
+  readSessions,
+  type StoreProblem,
+  writeSession,
+} from '../sessions/session-store.js';
 import type { StoredSession } from '../sessions/store-schema.js';
 
 export interface AgentObservation {
@@ -87,14 +93,34 @@ function recogniseWithPorts(
  */
 export function adoptHookIds(live: readonly LiveSession[], remembered: readonly StoredSession[]): LiveSession[] {
   const byRoot = new Map<string, string>();
-  for (const session of remembered)
-    if (session.hook !== undefined && session.endedAtMs === null) byRoot.set(identityKey(session.root), session.id);
-  return live.map((session) => {
+  const byKey = new Map<string, string>();
+  for (const session of remembered) {
+    if (session.hook === undefined || session.endedAtMs !== null) continue;
+    byRoot.set(identityKey(session.root), session.id);
+    for (const key of session.sessionKeys) if (key.includes(':session:')) byKey.set(key, session.id);
+  }
+  const taken = new Set<string>();
+  const adopted = live.map((session) => {
+    // A session daemon runs no session of its own: a hook record naming it (an older Treewarden
+    // took the daemon for the agent) belongs to the background session that carries its id.
+    if (session.family?.kind === 'daemon') return session;
     // The hook names the agent process that ran it: the root, or the root's relaunched process
     // (Gemini's child, Codex's vendor binary), which is the same session.
     const agents = [session.root, ...session.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
     const id = agents.map((entry) => byRoot.get(identityKey(entry))).find((found) => found !== undefined);
+    if (id !== undefined) taken.add(id);
     return id === undefined ? session : { ...session, id };
+  });
+  // A daemon's background session is also joined by the session id its children carry
+  // (CLAUDE_CODE_SESSION_ID): a hook record whose root was read elsewhere (an older Treewarden
+  // took the daemon for the agent) is still this session, not a second, memberless one.
+  return adopted.map((session) => {
+    if (session.family?.kind !== 'background' || taken.has(session.id)) return session;
+    const ids = new Set(session.sessionKeys.flatMap((key) => byKey.get(key) ?? []));
+    const [id] = [...ids];
+    if (ids.size !== 1 || id === undefined || taken.has(id)) return session;
+    taken.add(id);
+    return { ...session, id };
   });
 }
 
@@ -130,7 +156,10 @@ export function observeTable(
 ): AgentObservation {
   const now = context.now ?? Date.now();
   const uid = context.uid ?? currentUid();
-  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid };
+  const hookRoots = new Set(
+    remembered.filter((s) => s.hook !== undefined && s.endedAtMs === null).map((s) => identityKey(s.root)),
+  );
+  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid, hookRoots };
   const markers = collectMarkers(recognition);
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
@@ -139,6 +168,7 @@ export function observeTable(
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   // As written: another observer's members and ends folded in, so this tick judges with them too.
   const written = new Map(result.changed.map((record) => [record.id, writeSession(context.stateRoot, record)]));
+  for (const id of result.forgotten) forgetSession(context.stateRoot, id);
   const remembering = result.sessions.map((session) => written.get(session.id) ?? session);
   const exclude = new Set([process.pid, ...ancestorPids(), ...(context.exclude ?? [])]);
   // A partial table lacks most processes: ask the kernel whether a leader lives before saying it is gone.
@@ -167,6 +197,8 @@ export function observeTable(
     now,
     ttyOf: readControllingTty,
     roleOfArgv: (entry) => roleOf(entry, context.rules, { subagent: false, listening: false }),
+    ruleOrder: context.rules.agents.map((rule) => rule.id),
+    daemonLingerMs: (agent) => context.rules.agents.find((rule) => rule.id === agent)?.daemon?.lingerMs ?? 0,
     ...(isPresent !== undefined ? { isPresent } : {}),
   });
   const leaking = new Set(leaks.map((leak) => leak.sessionId));

@@ -56,9 +56,41 @@ export function rootAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule |
   }
   const known = verdicts.get(entry.args);
   if (known !== undefined) return known;
-  const agent = rules.agents.find((rule) => rule.roots.some((shape) => matchesShape(entry.args, shape))) ?? null;
+  // A daemon or its worker has the agent's binary too, but it is the family's, never a session root by argv.
+  const agent =
+    rules.agents.find(
+      (rule) => rule.roots.some((shape) => matchesShape(entry.args, shape)) && familyShapeOf(entry, rule) === null,
+    ) ?? null;
   verdicts.set(entry.args, agent);
   return agent;
+}
+
+/** Whether the process is `rule`'s session daemon or one of its workers (rule `daemon`), by argv. */
+export function familyShapeOf(entry: ProcessEntry, rule: AgentRule): 'daemon' | 'worker' | null {
+  const daemon = rule.daemon;
+  if (daemon === undefined || entry.args.length === 0) return null;
+  // Every scan asks this of every process: judged once per argv array, like root shapes.
+  let verdicts = familyVerdicts.get(rule);
+  if (verdicts === undefined) {
+    verdicts = new WeakMap();
+    familyVerdicts.set(rule, verdicts);
+  }
+  const known = verdicts.get(entry.args);
+  if (known !== undefined) return known;
+  const shape = daemon.roots.some((candidate) => matchesShape(entry.args, candidate))
+    ? 'daemon'
+    : daemon.workers.some((candidate) => matchesShape(entry.args, candidate))
+      ? 'worker'
+      : null;
+  verdicts.set(entry.args, shape);
+  return shape;
+}
+
+const familyVerdicts = new WeakMap<AgentRule, WeakMap<readonly string[], 'daemon' | 'worker' | null>>();
+
+/** The agent whose session daemon this process is, or null. */
+export function daemonAgentOf(entry: ProcessEntry, rules: AgentRules): AgentRule | null {
+  return rules.agents.find((rule) => familyShapeOf(entry, rule) === 'daemon') ?? null;
 }
 
 function markerMatches(marker: MarkerRule, value: string): boolean {
@@ -91,15 +123,51 @@ export function startedBy(hits: readonly MarkerHit[], agent: string): boolean {
 }
 
 /**
- * The agent a process's markers speak for: the one with the most hits (Kilo's children carry
- * KILO=1, KILO_PID and OPENCODE=1: they are Kilo's), the first rule's on a tie.
+ * The agent a process's markers speak for. An agent run inside another agent's session (Kilo
+ * started from a Copilot shell) passes the outer agent's markers on with its own, so its children
+ * carry both: `outer` names the agents found to be outside (the process a root-pid marker names
+ * carries them itself: they were there before that agent set its own), which never win. Among the
+ * rest the most hits win (Kilo's children carry KILO=1, KILO_PID and OPENCODE=1: they are Kilo's),
+ * then the earlier rule: never the environment's order, which Bun-built agents shuffle.
  */
-export function primaryAgent(hits: readonly MarkerHit[]): string | null {
+export function primaryAgent(
+  hits: readonly MarkerHit[],
+  options: { readonly outer?: ReadonlySet<string>; readonly ruleOrder?: readonly string[] } = {},
+): string | null {
   const counts = new Map<string, number>();
   for (const hit of hits) counts.set(hit.agent, (counts.get(hit.agent) ?? 0) + 1);
+  const inner = [...counts.keys()].filter((agent) => !(options.outer?.has(agent) ?? false));
+  const candidates = inner.length > 0 ? inner : [...counts.keys()];
+  const rank = (agent: string): number => {
+    const index = options.ruleOrder?.indexOf(agent) ?? -1;
+    return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+  };
   let best: string | null = null;
-  for (const [agent, count] of counts) if (best === null || count > (counts.get(best) ?? 0)) best = agent;
+  for (const agent of candidates) {
+    if (best === null) {
+      best = agent;
+      continue;
+    }
+    const diff = (counts.get(agent) ?? 0) - (counts.get(best) ?? 0);
+    if (diff > 0 || (diff === 0 && rank(agent) < rank(best))) best = agent;
+  }
   return best;
+}
+
+/**
+ * Agents outside the one that started a process: for each root-pid marker, the other agents whose
+ * markers the named process (that agent's own root) carries itself. `markersOf`: a live process's hits.
+ */
+export function outerAgents(
+  hits: readonly MarkerHit[],
+  markersOf: (pid: number) => readonly MarkerHit[] | undefined,
+): Set<string> {
+  const outer = new Set<string>();
+  for (const hit of hits) {
+    if (hit.names !== 'root-pid' || !/^[0-9]{1,10}$/.test(hit.value)) continue;
+    for (const carried of markersOf(Number(hit.value)) ?? []) if (carried.agent !== hit.agent) outer.add(carried.agent);
+  }
+  return outer;
 }
 
 /** Keys that tie a process to one session: `agent:session:VALUE` or `agent:root-pid:PID`. */

@@ -165,6 +165,16 @@ export function ruleBreadthProblems(
       if (why !== null)
         problems.push(`agent "${agent.id}" roots[${index}] (${describeShape(shape)}) is too broad: it ${why}`);
     });
+    // A daemon or worker shape takes whole trees out of leak judgement: as broad, as bad.
+    for (const [list, shapes] of [
+      ['daemon.roots', agent.daemon?.roots ?? []],
+      ['daemon.workers', agent.daemon?.workers ?? []],
+    ] as const)
+      shapes.forEach((shape, index) => {
+        const why = shapeProblem(shape, liveArgvs);
+        if (why !== null)
+          problems.push(`agent "${agent.id}" ${list}[${index}] (${describeShape(shape)}) is too broad: it ${why}`);
+      });
     agent.markers.forEach((marker, index) => {
       const why = markerProblem(marker, liveEnvs);
       if (why !== null)

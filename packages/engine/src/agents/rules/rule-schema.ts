@@ -65,12 +65,62 @@ export const markerRuleSchema = z
   })
   .strict();
 
+/** Where the id `stop` takes is read: a capture group of a pattern over one argument, or over a variable's value. */
+const stopIdSource = z
+  .object({
+    arg: pattern.optional(),
+    env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
+      .optional(),
+    value: pattern.optional(),
+  })
+  .strict()
+  .refine((source) => (source.arg !== undefined) !== (source.env !== undefined && source.value !== undefined), {
+    message: 'needs either arg, or env with value',
+  });
+
+/**
+ * An agent that runs its sessions under a long-lived daemon (Claude Code's `--bg`): the daemon and
+ * its workers are one family; each session a worker runs is a session of its own.
+ */
+const daemonRuleSchema = z
+  .object({
+    /** The daemon process. */
+    roots: z.array(argvShape).min(1).max(20),
+    /** Its workers (pty hosts, spares): the daemon's while it lives, a session's root once one runs a session. */
+    workers: z.array(argvShape).max(20),
+    /**
+     * A pattern whose group 1, over one argument of a worker, names the daemon's family (its socket
+     * directory): a dead daemon's workers naming a live daemon's key were adopted by it.
+     */
+    familyKey: pattern.optional(),
+    /** How long the daemon's workers may outlive a daemon that exited on its own (they shut down after it). */
+    lingerSeconds: z.number().min(0).max(600),
+    /**
+     * The agent's own way to end one session, tried before the engine's kill: `binary` looked up on
+     * PATH, `args` with `{id}` replaced by an id read from the leaked processes (`ids`).
+     */
+    stop: z
+      .object({
+        binary: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+        args: z.array(z.string().min(1).max(100)).min(1).max(10),
+        ids: z.array(stopIdSource).min(1).max(10),
+        timeoutMs: z.number().int().min(100).max(30_000),
+      })
+      .strict()
+      .optional(),
+    evidence: z.string().max(1000).optional(),
+  })
+  .strict();
+
 export const agentRuleSchema = z
   .object({
     id: z.string().regex(AGENT_ID_PATTERN, 'lowercase letters, digits, ".", "_" and "-"'),
     name: z.string().min(1).max(100),
     roots: z.array(argvShape).max(50),
     markers: z.array(markerRuleSchema).max(50),
+    daemon: daemonRuleSchema.optional(),
   })
   .strict();
 

@@ -35,11 +35,35 @@ export interface MarkerRule {
   readonly on: 'started' | 'self';
 }
 
+/** Where a stop id is read: group 1 of `pattern` over one argument, or over variable `env`'s value. */
+export interface StopIdSource {
+  readonly env?: string;
+  readonly pattern: RegExp;
+}
+
+export interface AgentStopRule {
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly ids: readonly StopIdSource[];
+  readonly timeoutMs: number;
+}
+
+/** An agent's session daemon (rule-schema.ts `daemon`), compiled. */
+export interface DaemonRule {
+  readonly roots: readonly ArgvPattern[];
+  readonly workers: readonly ArgvPattern[];
+  readonly lingerMs: number;
+  /** Group 1 over a worker's argument names its daemon's family (rule-schema.ts `familyKey`). */
+  readonly familyKey?: RegExp;
+  readonly stop?: AgentStopRule;
+}
+
 export interface AgentRule {
   readonly id: string;
   readonly name: string;
   readonly roots: readonly ArgvPattern[];
   readonly markers: readonly MarkerRule[];
+  readonly daemon?: DaemonRule;
 }
 
 export interface RoleRule extends ArgvPattern {
@@ -63,6 +87,30 @@ export interface LoadedRules {
   readonly problems: readonly RulesProblem[];
 }
 
+function compileDaemon(input: NonNullable<RulesFile['agents'][number]['daemon']>): DaemonRule {
+  const stop = input.stop;
+  return {
+    roots: input.roots.map(compileShape),
+    workers: input.workers.map(compileShape),
+    lingerMs: input.lingerSeconds * 1000,
+    ...(input.familyKey !== undefined ? { familyKey: new RegExp(input.familyKey) } : {}),
+    ...(stop === undefined
+      ? {}
+      : {
+          stop: {
+            binary: stop.binary,
+            args: stop.args,
+            timeoutMs: stop.timeoutMs,
+            ids: stop.ids.map((source) =>
+              source.env !== undefined
+                ? { env: source.env, pattern: new RegExp(source.value as string) }
+                : { pattern: new RegExp(source.arg as string) },
+            ),
+          },
+        }),
+  };
+}
+
 function compileShape(shape: { argv0?: string; argv1?: string; script?: string; commandLine?: string }): ArgvPattern {
   return {
     ...(shape.argv0 !== undefined ? { argv0: new RegExp(shape.argv0) } : {}),
@@ -77,7 +125,10 @@ function compileShape(shape: { argv0?: string; argv1?: string; script?: string; 
  * `sources[i]` names the file `files[i]` came from (absent for the built-in rules).
  */
 export function compileRules(files: readonly RulesFile[], sources: readonly (string | undefined)[] = []): AgentRules {
-  const agents = new Map<string, { id: string; name: string; roots: ArgvPattern[]; markers: MarkerRule[] }>();
+  const agents = new Map<
+    string,
+    { id: string; name: string; roots: ArgvPattern[]; markers: MarkerRule[]; daemon?: DaemonRule }
+  >();
   const roles: RoleRule[] = [];
   for (const [index, file] of files.entries()) {
     const source = sources[index];
@@ -94,6 +145,8 @@ export function compileRules(files: readonly RulesFile[], sources: readonly (str
           ...(marker.names !== undefined ? { names: marker.names } : {}),
         })),
       );
+      // A later file's daemon replaces the earlier one whole (its shapes, linger and stop go together).
+      if (input.daemon !== undefined) agent.daemon = compileDaemon(input.daemon);
       agents.set(input.id, agent);
     }
     for (const role of file.roles ?? []) roles.push({ role: role.role, ...compileShape(role) });

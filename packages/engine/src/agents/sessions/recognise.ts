@@ -2,7 +2,9 @@
  * Live agent sessions in a process table. Pure over its inputs (table, rules, marker reader,
  * listening pids), so tests feed it any table. A session is an agent root (argv shape, not itself
  * spawned by an agent: no marker of its own agent, no agent root above it) plus its descendants
- * by ancestry and the processes whose markers name it (a session id, the root's pid).
+ * by ancestry and the processes whose markers name it (a session id, the root's pid). An agent
+ * with a session daemon (rule `daemon`: Claude Code's `--bg`) gives two more kinds: the daemon's
+ * family (the daemon and its idle workers) and each session one of its workers runs (family.ts).
  */
 import { isKernelThreadEntry } from '../../table/kernel-threads.js';
 import { indexChildren } from '../../table/trees.js';
@@ -11,6 +13,7 @@ import type { MarkerReader } from '../read/environ.js';
 import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from '../rules/match.js';
 import type { MemberRole } from '../rules/rule-schema.js';
 import type { AgentRules } from '../rules/rules.js';
+import { type DaemonFamilies, findDaemonFamilies, isUnderWorker } from './family.js';
 import { isTmuxServer, teamServerEvidence } from './team-servers.js';
 
 /** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
@@ -33,6 +36,14 @@ export interface LiveSession {
   readonly members: readonly SessionMember[];
   /** Marker keys seen on members (`agent:session:VALUE`, `agent:root-pid:PID`). */
   readonly sessionKeys: readonly string[];
+  /** A session daemon's family (`daemon`), or a session one of its workers runs (`background`). */
+  readonly family?: SessionFamily;
+}
+
+export interface SessionFamily {
+  readonly kind: 'daemon' | 'background';
+  /** The daemon (for `daemon`, the root itself): a background session lives only while it does. */
+  readonly daemon: ProcessEntry;
 }
 
 export interface RecogniseInput {
@@ -43,6 +54,11 @@ export interface RecogniseInput {
   readonly listeningPids?: ReadonlySet<number>;
   /** Only this user's processes are considered (undefined: everyone's, e.g. in tests). */
   readonly uid?: number;
+  /**
+   * Identities (`identityKey`) an open hook record names as its agent process: a daemon's worker
+   * among them runs that session even before anything under it carries the session's marker.
+   */
+  readonly hookRoots?: ReadonlySet<string>;
 }
 
 export function sessionIdOf(agent: string, root: ProcessEntry): string {
@@ -82,13 +98,19 @@ function hasAncestorIn(entry: ProcessEntry, table: ProcessTable, set: ReadonlySe
  * Root candidates: the agent's argv shape, and not started by that agent (none of its `started`
  * markers; a `self` marker, like CODEX_MANAGED_BY_NPM on Codex's vendor binary, is no evidence).
  */
-function rootCandidates(input: RecogniseInput, markers: ReadonlyMap<number, MarkerHit[]>): Map<number, string> {
+function rootCandidates(
+  input: RecogniseInput,
+  markers: ReadonlyMap<number, MarkerHit[]>,
+  families: DaemonFamilies,
+): Map<number, string> {
   const candidates = new Map<number, string>();
   for (const entry of input.table.entries.values()) {
     if (!isConsidered(entry, input.uid)) continue;
     const agent = rootAgentOf(entry, input.rules);
     if (agent === null) continue;
     if (startedBy(markers.get(entry.pid) ?? [], agent.id)) continue;
+    // A daemon's tree is its family's (family.ts); a worker orphaned by a dead daemon runs no live session.
+    if (families.inFamily.has(entry.pid) || isUnderWorker(entry, input.table, families.workers)) continue;
     candidates.set(entry.pid, agent.id);
   }
   return candidates;
@@ -120,15 +142,20 @@ function findRoots(input: RecogniseInput, candidates: ReadonlyMap<number, string
 export function recogniseSessions(input: RecogniseInput, markers = collectMarkers(input)): LiveSession[] {
   const children = indexChildren(input.table.entries);
   const listening = input.listeningPids ?? new Set<number>();
-  const candidates = rootCandidates(input, markers);
+  const families = findDaemonFamilies(input, markers, children);
+  const candidates = rootCandidates(input, markers, families);
   const roots = findRoots(input, candidates);
   const claimed = new Set<number>();
-  const sessions = [...roots].map(([rootPid, agent]) => {
+  // Background sessions first: their trees are theirs, and what is left under a daemon is its family's.
+  for (const pid of families.background.keys()) claimed.add(pid);
+  const walk = (rootPid: number, agent: string, family?: SessionFamily) => {
     const root = input.table.entries.get(rootPid) as ProcessEntry;
     const members: SessionMember[] = [];
     const keys = new Set<string>([`${agent}:root-pid:${rootPid}`]);
     const roles = new Map<number, MemberRole>();
-    const stack = [...(children.get(rootPid) ?? [])];
+    // A daemon's family also holds the workers it adopted from a dead daemon (family.ts).
+    const adopted = family?.kind === 'daemon' ? (families.adopted.get(rootPid) ?? []) : [];
+    const stack = [...(children.get(rootPid) ?? []), ...adopted];
     while (stack.length > 0) {
       const entry = input.table.entries.get(stack.pop() as number);
       if (entry === undefined || isZombie(entry) || claimed.has(entry.pid)) continue;
@@ -139,15 +166,33 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
       const relaunch = isRelaunch(entry, candidates);
       // The agent's own process: a marker naming its pid as the root's names this session.
       if (relaunch) keys.add(`${agent}:root-pid:${entry.pid}`);
-      const own = relaunch ? 'agent' : roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
+      const worker = family?.kind === 'daemon' && families.workers.has(entry.pid);
+      const own =
+        relaunch || worker ? 'agent' : roleOf(entry, input.rules, { subagent, listening: listening.has(entry.pid) });
       // A browser's zygotes, renderers, GPU and crashpad are its tree: one browser, not `other`s.
       const role = roles.get(entry.ppid) === 'browser' ? 'browser' : own;
       roles.set(entry.pid, role);
       members.push({ entry, role, via: 'descendant' });
       stack.push(...(children.get(entry.pid) ?? []));
     }
-    return { id: sessionIdOf(agent, root), agent, root, members, sessionKeys: keys };
+    return {
+      id: sessionIdOf(agent, root),
+      agent,
+      root,
+      members,
+      sessionKeys: keys,
+      ...(family !== undefined ? { family } : {}),
+    };
+  };
+  const background = [...families.background].map(([pid, found]) =>
+    walk(pid, found.agent, { kind: 'background', daemon: found.daemon }),
+  );
+  const plain = [...roots].map(([rootPid, agent]) => walk(rootPid, agent));
+  const daemons = [...families.daemons].map(([pid, agent]) => {
+    const daemon = input.table.entries.get(pid) as ProcessEntry;
+    return walk(pid, agent, { kind: 'daemon', daemon });
   });
+  const sessions = [...background, ...plain, ...daemons];
   for (const session of sessions) claimed.add(session.root.pid);
   addMarkedMembers(input, sessions, markers, claimed, listening);
   addTeamServers(input, sessions, children, claimed, listening);

@@ -5,7 +5,7 @@
  * records that changed.
  */
 import { identityKey, type ProcessTable } from '../../table/types.js';
-import type { LiveSession, SessionMember } from './recognise.js';
+import { type LiveSession, type SessionMember, sessionIdOf } from './recognise.js';
 import {
   type HookCleanup,
   type HookInfo,
@@ -20,6 +20,20 @@ export interface RememberResult {
   readonly changed: StoredSession[];
   readonly started: StoredSession[];
   readonly ended: StoredSession[];
+  /** Ids of records to forget: an observer's record of a session a hook's record now holds. */
+  readonly forgotten: string[];
+}
+
+/**
+ * The observer's own record of a live session that now carries a hook's id (the hook wrote after
+ * an observer first saw the session): the same root, so the same session, kept once.
+ */
+function observerDuplicate(byId: ReadonlyMap<string, StoredSession>, live: LiveSession): StoredSession | undefined {
+  const ownId = sessionIdOf(live.agent, live.root);
+  if (ownId === live.id) return undefined;
+  const duplicate = byId.get(ownId);
+  if (duplicate === undefined || duplicate.hook !== undefined || duplicate.endedAtMs !== null) return undefined;
+  return identityKey(duplicate.root) === identityKey(live.root) ? duplicate : undefined;
 }
 
 function boundArgs(args: readonly string[]): string[] {
@@ -41,6 +55,19 @@ function storedMember(member: SessionMember): StoredMember {
 function isAlive(table: ProcessTable, pid: number, startTime: string): boolean {
   const entry = table.entries.get(pid);
   return entry !== undefined && entry.startTime === startTime && entry.state !== 'Z' && entry.state !== 'X';
+}
+
+/** A session is over when its root is gone, and a background session also when its daemon is. */
+export function isSessionOver(table: ProcessTable, session: Pick<StoredSession, 'root' | 'family'>): boolean {
+  if (!isAlive(table, session.root.pid, session.root.startTime)) return true;
+  const daemon = session.family?.kind === 'background' ? session.family.daemon : undefined;
+  return daemon !== undefined && !isAlive(table, daemon.pid, daemon.startTime);
+}
+
+function familyOf(live: LiveSession): StoredSession['family'] {
+  const family = live.family;
+  if (family === undefined) return undefined;
+  return { kind: family.kind, daemon: { pid: family.daemon.pid, startTime: family.daemon.startTime } };
 }
 
 function mergeMembers(previous: readonly StoredMember[], live: LiveSession, table: ProcessTable): StoredMember[] {
@@ -76,6 +103,7 @@ function newRecord(live: LiveSession, now: number): StoredSession {
     endedAtMs: null,
     members: live.members.map(storedMember),
     sessionKeys: [...live.sessionKeys].slice(0, 100),
+    ...(live.family !== undefined ? { family: familyOf(live) } : {}),
   };
 }
 
@@ -93,8 +121,20 @@ export function rememberObserved(
   const changed: StoredSession[] = [];
   const started: StoredSession[] = [];
   const ended: StoredSession[] = [];
+  const forgotten: string[] = [];
   for (const session of live) {
-    const previous = byId.get(session.id);
+    let previous = byId.get(session.id);
+    const duplicate = observerDuplicate(byId, session);
+    if (duplicate !== undefined && previous !== undefined) {
+      byId.delete(duplicate.id);
+      forgotten.push(duplicate.id);
+      previous = {
+        ...previous,
+        members: [...duplicate.members, ...previous.members],
+        sessionKeys: [...new Set([...previous.sessionKeys, ...duplicate.sessionKeys])].slice(0, 100),
+        startedAtMs: Math.min(previous.startedAtMs, duplicate.startedAtMs),
+      };
+    }
     if (previous === undefined) {
       const record = newRecord(session, now);
       byId.set(record.id, record);
@@ -106,12 +146,26 @@ export function rememberObserved(
     const keys = [...new Set([...previous.sessionKeys, ...session.sessionKeys])].slice(0, 100);
     // The launcher died and its relaunched agent process carries on (observe.ts adoptRelaunched):
     // the record's root moves to it. A live recorded root is never replaced.
-    const moved = !isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null;
+    // A background session's root is the worker running it, whatever a hook's older record named
+    // (an earlier Treewarden took the daemon for the agent).
+    const moved =
+      (!isAlive(table, previous.root.pid, previous.root.startTime) && previous.endedAtMs === null) ||
+      (session.family?.kind === 'background' && identityKey(previous.root) !== identityKey(session.root));
     // A record first written from a read without the root's cwd (a focused read finds a new root
     // under pid 1 by argv, reading no cwd) gains it from the first read that has it.
     const cwd = previous.cwd ?? session.root.cwd;
+    // A hook's record of a background session learns its family from recognition; a session a
+    // new daemon adopted from a dead one is that daemon's now, and live again.
+    const observed = familyOf(session);
+    const adopted =
+      observed !== undefined &&
+      previous.family !== undefined &&
+      identityKey(observed.daemon) !== identityKey(previous.family.daemon);
+    const family = adopted ? observed : (previous.family ?? observed);
     if (
+      duplicate === undefined &&
       !moved &&
+      family === previous.family &&
       cwd === previous.cwd &&
       sameMembers(previous.members, members) &&
       keys.length === previous.sessionKeys.length
@@ -124,6 +178,8 @@ export function rememberObserved(
       ...previous,
       root,
       cwd,
+      ...(family !== undefined ? { family } : {}),
+      ...(adopted ? { endedAtMs: null } : {}),
       // The record's root is no member of its own (a hook's root may be the launcher's relaunched process).
       members: members.filter((m) => identityKey(m) !== identityKey(root)),
       sessionKeys: keys,
@@ -133,13 +189,13 @@ export function rememberObserved(
     changed.push(record);
   }
   for (const session of byId.values()) {
-    if (session.endedAtMs !== null || isAlive(table, session.root.pid, session.root.startTime)) continue;
+    if (session.endedAtMs !== null || !isSessionOver(table, session)) continue;
     const record = { ...session, endedAtMs: now };
     byId.set(record.id, record);
     changed.push(record);
     ended.push(record);
   }
-  return { sessions: [...byId.values()], changed, started, ended };
+  return { sessions: [...byId.values()], changed, started, ended, forgotten };
 }
 
 /** The newest SessionStart a record saw (0: never recorded by a hook). */
@@ -175,7 +231,14 @@ export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession):
     members.set(identityKey(member), { ...member, role });
   }
   const opened = Math.max(openedAt(onDisk), openedAt(ours));
-  const ends = [onDisk.endedAtMs, ours.endedAtMs].filter((end): end is number => end !== null && end >= opened);
+  // A session a new daemon adopted is live again: an end seen under its dead daemon is over.
+  const readopted =
+    ours.family !== undefined &&
+    onDisk.family !== undefined &&
+    identityKey(ours.family.daemon) !== identityKey(onDisk.family.daemon);
+  const ends = (readopted ? [ours.endedAtMs] : [onDisk.endedAtMs, ours.endedAtMs]).filter(
+    (end): end is number => end !== null && end >= opened,
+  );
   const hook = mergeHook(onDisk, ours);
   return {
     ...ours,
@@ -185,5 +248,6 @@ export function mergeSessionRecords(onDisk: StoredSession, ours: StoredSession):
     lastSeenAtMs: Math.max(onDisk.lastSeenAtMs, ours.lastSeenAtMs),
     endedAtMs: ends.length === 0 ? null : Math.min(...ends),
     ...(hook !== undefined ? { hook } : {}),
+    ...((ours.family ?? onDisk.family) !== undefined ? { family: ours.family ?? onDisk.family } : {}),
   };
 }

@@ -68,6 +68,14 @@ export const storedSessionSchema = z
     sessionKeys: z.array(z.string().max(300)).max(100),
     /** Records written before hooks existed have none: they stay readable. */
     hook: hookInfoSchema.optional(),
+    /**
+     * A session daemon's family (`daemon`: the root is the daemon), or a session one of its workers
+     * runs (`background`), which is over when its daemon is gone even if its root still runs.
+     */
+    family: z
+      .object({ kind: z.enum(['daemon', 'background']), daemon: z.object(identity).strict() })
+      .strict()
+      .optional(),
   })
   .strict();
 
