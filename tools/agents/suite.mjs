@@ -203,7 +203,15 @@ async function runAgent(agent) {
     : [installed.bin, agent.args];
   const child = spawn(command, args, {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOME: home, TERM: agent.tty ? 'xterm' : 'dumb', ...agent.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TERM: agent.tty ? 'xterm' : 'dumb',
+      // Claude Code as root otherwise updates itself into the system's global npm prefix.
+      DISABLE_AUTOUPDATER: '1',
+      NO_UPDATE_NOTIFIER: '1',
+      ...agent.env,
+    },
     // stdin at EOF, as `agent … </dev/null`: several agents wait to read more prompt from a pipe.
     stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
