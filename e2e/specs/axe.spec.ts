@@ -82,7 +82,7 @@ test.describe('accessibility', () => {
       await audit(app, 'Runs with details', findings);
       await app.keyboard.press('k');
       const kill = app.getByRole('dialog', { name: 'Confirm kill' });
-      await expect(kill).toBeVisible();
+      await expect(kill.getByTestId('kill-preview-count')).toBeVisible();
       await audit(app, 'kill dialog', findings);
       await kill.getByRole('button', { name: 'Cancel' }).click();
       await app.getByRole('button', { name: 'New run' }).click();

@@ -104,6 +104,8 @@ test.describe('keyboard only', () => {
       const dialog = app.getByRole('dialog', { name: 'Confirm kill' });
       await expect(dialog).toBeVisible();
       await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      // The list of what dies comes first: until it is read, the kill button waits (disabled).
+      await expect(dialog.getByTestId('kill-preview-count')).toBeVisible();
       await app.keyboard.press('Tab');
       await expect(dialog.getByRole('button', { name: /^Kill (tree|subtree)$/ })).toBeFocused();
       await app.keyboard.press('Enter');

@@ -143,6 +143,7 @@ test.describe('layout', () => {
         await expect(dialog).toBeVisible();
         await expect(dialog.getByTestId('kill-started')).toHaveText(/^today \d\d:\d\d:\d\d$/);
         await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+        await expect(dialog.getByTestId('kill-preview-count')).toBeVisible();
         await expectTidy(app, `kill confirmation at ${tag}`);
         await shoot(app, `kill-confirm-${tag}`);
         await dialog.getByRole('button', { name: 'Cancel' }).click();

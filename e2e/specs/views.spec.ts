@@ -62,7 +62,7 @@ test.describe('screenshots', () => {
 
       await rows(tree).nth(2).click();
       await app.keyboard.press('k');
-      await expect(app.getByRole('dialog', { name: 'Confirm kill' })).toBeVisible();
+      await expect(app.getByRole('dialog', { name: 'Confirm kill' }).getByTestId('kill-preview-count')).toBeVisible();
       await inBothThemes(app, 'kill-confirm');
       await app.getByRole('button', { name: 'Cancel' }).click();
 

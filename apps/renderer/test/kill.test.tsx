@@ -23,6 +23,13 @@ async function openActivity() {
 
 const seen = { pid: 100, startTime: '10000' };
 
+/** Clicks the dialog's kill button once the list of what dies has been read (it waits until then). */
+async function confirmKill(name: 'Kill tree' | 'Kill subtree') {
+  const button = screen.getByRole('button', { name }) as HTMLButtonElement;
+  await waitFor(() => expect(button.disabled).toBe(false));
+  fireEvent.click(button);
+}
+
 describe('killing a tree', () => {
   it('names the identity the user saw and shows the kill timeline', async () => {
     const { sent } = installFakeBridge(() => okReply(makeKillReport()));
@@ -33,7 +40,7 @@ describe('killing a tree', () => {
     expect(screen.getByRole('dialog').textContent).toContain('10000');
     // Cancel, not the destructive button, has the focus: Enter alone never kills.
     expect(document.activeElement?.textContent).toBe('Cancel');
-    fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await confirmKill('Kill tree');
     await openActivity();
     await waitFor(() => expect(screen.getByText(/^Tree of pid 100 .*: Killed 1 process$/)).toBeTruthy());
     expect(sent.filter((command) => command.type !== 'previewKill')).toEqual([{ type: 'killTree', target: seen }]);
@@ -57,7 +64,7 @@ describe('killing a tree', () => {
     act(() =>
       useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
     );
-    fireEvent.click(screen.getByRole('button', { name: 'Kill tree' }));
+    await confirmKill('Kill tree');
     await openActivity();
     await waitFor(() => expect(screen.getByText(message)).toBeTruthy());
     expect(screen.getByText(/Nothing was signalled/)).toBeTruthy();
@@ -75,7 +82,7 @@ describe('killing a tree', () => {
     act(() =>
       useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'subtree', runId: null }),
     );
-    fireEvent.click(screen.getByRole('button', { name: 'Kill subtree' }));
+    await confirmKill('Kill subtree');
     await openActivity();
     await waitFor(() => expect(screen.getByText('stale identity: pid 100 is not the process you saw')).toBeTruthy());
     expect(screen.getByText(/Subtree of pid 100.*refused/)).toBeTruthy();
@@ -141,5 +148,28 @@ describe('killing a tree', () => {
     expect(list.querySelector('[data-pid="140"]')?.textContent).toContain('escaped · found by run cookie');
     expect(list.tabIndex).toBe(0);
     expect(sent[0]).toEqual({ type: 'previewKill', target: seen });
+  });
+
+  it('keeps Kill disabled until the list of what dies is read, so it cannot be clicked blind or jump away', async () => {
+    let answer: (() => void) | null = null;
+    const { sent } = installFakeBridge((command) =>
+      command.type === 'previewKill'
+        ? new Promise((resolve) => {
+            answer = () => resolve(okReply({ refused: null, processes: [] }));
+          })
+        : okReply(makeKillReport()),
+    );
+    renderKillUi();
+    act(() =>
+      useAppStore.getState().askKill({ target: seen, command: 'node worker.mjs', scope: 'tree', runId: 'run-1' }),
+    );
+    const button = screen.getByRole('button', { name: 'Kill tree' }) as HTMLButtonElement;
+    expect(button.disabled).toBe(true);
+    expect(button.title).toBe('Reading what this would end…');
+    fireEvent.click(button);
+    expect(sent.map((command) => command.type)).toEqual(['previewKill']);
+    await waitFor(() => expect(answer).not.toBeNull());
+    act(() => answer?.());
+    await waitFor(() => expect(button.disabled).toBe(false));
   });
 });

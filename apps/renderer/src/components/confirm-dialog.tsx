@@ -13,10 +13,21 @@ export interface ConfirmDialogProps {
   confirmLabel: string;
   onConfirm(): void;
   onCancel(): void;
+  /** Why the confirm button waits (e.g. the list of targets is still being read); null: enabled. */
+  confirmWaitReason?: string | null;
   children: ReactNode;
 }
 
-export function ConfirmDialog({ label, open, title, confirmLabel, onConfirm, onCancel, children }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  label,
+  open,
+  title,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  confirmWaitReason = null,
+  children,
+}: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const cancelButton = useRef<HTMLButtonElement>(null);
 
@@ -34,7 +45,14 @@ export function ConfirmDialog({ label, open, title, confirmLabel, onConfirm, onC
             <button ref={cancelButton} type="button" className="btn" onClick={onCancel}>
               Cancel
             </button>
-            <button type="button" className="btn btn-danger" onClick={onConfirm}>
+            {/* Disabled, not hidden, while it waits: the button never moves under a pointer on its way. */}
+            <button
+              type="button"
+              className="btn btn-danger"
+              onClick={onConfirm}
+              disabled={confirmWaitReason !== null}
+              title={confirmWaitReason ?? undefined}
+            >
               {confirmLabel}
             </button>
           </div>

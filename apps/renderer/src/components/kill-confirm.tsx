@@ -113,6 +113,8 @@ export function KillConfirm() {
       confirmLabel={`Kill ${subtree ? 'subtree' : 'tree'}`}
       onConfirm={confirm}
       onCancel={() => askKill(null)}
+      // Decided on the list of what dies, not before it shows: the list also moves the button down.
+      confirmWaitReason={preview === null || preview.status === 'reading' ? 'Reading what this would end…' : null}
     >
       {request ? (
         <>
