@@ -15,6 +15,7 @@ import type { MarkerReader } from '../read/environ.js';
 import { readSessions, type StoreProblem } from '../sessions/session-store.js';
 import type { HookCleanup, StoredSession } from '../sessions/store-schema.js';
 import { ContainerAttributor } from './container-attribution.js';
+import { withStoredMembersOfEnding } from './ending-members.js';
 import { createFocusedReader, hasMarkers } from './focused-table.js';
 import { readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
@@ -162,9 +163,16 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
         remembered = store.sessions;
         storeProblems = store.problems;
       }
-      const table = full
+      let table = full
         ? readFullTable(fullReader, remembered, scanContext)
         : focusedReader.read(remembered, subreapers);
+      // A focused read finds only the trees it was told of: a session ending now is read again with
+      // the members another observer stored for it (a full read has every process already).
+      const folded = full ? null : withStoredMembersOfEnding(options.stateRoot, remembered, table);
+      if (folded !== null) {
+        remembered = folded;
+        table = focusedReader.read(remembered, subreapers);
+      }
       if (full) {
         lastFullAt = now;
         // The next focused read starts from exact children again: whatever a derivation could have
@@ -177,11 +185,15 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       containers.sessions(remembered, full);
       // The agent's own processes, not just the root: a launcher that dies first (Codex's npm shim,
       // Gemini's relaunch) leaves the agent working, and its end is what makes leftovers news.
-      liveRoots = observation.live.flatMap(({ root, members }) => [
-        { pid: root.pid, startTime: root.startTime },
-        ...members
-          .filter((member) => member.role === 'agent')
-          .map(({ entry }) => ({ pid: entry.pid, startTime: entry.startTime })),
+      // And the root of every session not yet ended, recognised this tick or not: Codex's launcher,
+      // read while it exits after its binary (its cmdline already empty, its stat still running),
+      // is no agent to recognition, yet its exit is what ends the session.
+      liveRoots = uniqueIdentities([
+        ...observation.live.flatMap(({ root, members }) => [
+          root,
+          ...members.filter((member) => member.role === 'agent').map(({ entry }) => entry),
+        ]),
+        ...observation.sessions.filter((session) => session.endedAtMs === null).map((session) => session.root),
       ]);
       const events: AgentEvent[] = [
         ...newlyFollowed(observation, followed).map((session) => ({ type: 'session-started' as const, session })),
@@ -202,6 +214,12 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       return { observation, events };
     },
   };
+}
+
+/** Each identity once, as a bare pid and start time (the root watch holds one fd per identity). */
+function uniqueIdentities(identities: readonly ProcessIdentity[]): ProcessIdentity[] {
+  const byKey = new Map(identities.map(({ pid, startTime }) => [identityKey({ pid, startTime }), { pid, startTime }]));
+  return [...byKey.values()];
 }
 
 /**
