@@ -42,6 +42,7 @@ export {
   type ObserveContext,
   observeAgentsOnce,
   observeTable,
+  readListeningPidsLinux,
 } from './observe/observe.js';
 export {
   type AgentEvent,

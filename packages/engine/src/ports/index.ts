@@ -33,6 +33,7 @@ export {
   readLinuxPortMap,
   readListeningSockets,
   readSocketFds,
+  socketFdsOf,
 } from './linux-ports.js';
 export {
   type CachedPortReaderOptions,

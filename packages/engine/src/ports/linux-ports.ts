@@ -6,7 +6,8 @@
  * read (another user's, or gone) or whose start time changed during the scan is skipped and
  * counted, never fatal and never misattributed.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { type FdLink, readFdLinks } from '../table/fd-links.js';
 import { listPids, readStatFields } from '../table/linux-stat.js';
 import { isListeningSocket, type NetTableKind, parseProcNet } from './linux-net.js';
 import { readTcpListenersNetlink } from './linux-sock-diag.js';
@@ -41,20 +42,21 @@ function readNetTable(file: string): string | null {
   }
 }
 
-/** The fds of one process that are sockets, with their inodes; throws when the fd dir is unreadable. */
-export function readSocketFds(pid: number): { fd: number; inode: number }[] {
+/** The sockets among a listing of fds, with their inodes. */
+export function socketFdsOf(links: readonly FdLink[]): { fd: number; inode: number }[] {
   const found: { fd: number; inode: number }[] = [];
-  for (const name of readdirSync(`/proc/${pid}/fd`)) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/${pid}/fd/${name}`);
-    } catch {
-      continue; // closed between the listing and the readlink
-    }
+  for (const { fd, target } of links) {
     const match = SOCKET_LINK.exec(target);
-    if (match !== null) found.push({ fd: Number(name), inode: Number(match[1]) });
+    if (match !== null) found.push({ fd: Number(fd), inode: Number(match[1]) });
   }
   return found;
+}
+
+/** The fds of one process that are sockets, with their inodes; throws when the fd dir is unreadable. */
+export function readSocketFds(pid: number): { fd: number; inode: number }[] {
+  const links = readFdLinks(pid);
+  if (links === null) throw new Error(`/proc/${pid}/fd cannot be read`);
+  return socketFdsOf(links);
 }
 
 const socketInodes = (pid: number): number[] => readSocketFds(pid).map(({ inode }) => inode);

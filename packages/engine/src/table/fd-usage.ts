@@ -4,8 +4,9 @@
  * fds). Costly beside the table's one stat read, so callers read it only for the processes a view
  * or an alert shows, never on every poll of every process. Linux only: elsewhere null.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { FdUsage } from '@treewarden/protocol';
+import { type FdLink, readFdLinks } from './fd-links.js';
 
 export type { FdUsage };
 
@@ -41,24 +42,16 @@ function watchesOf(pid: number, fd: string): number {
   }
 }
 
+/** Usage from a listing of `pid`'s fds (its inotify fds' watches and its limit are read here). */
+export function fdUsageOf(pid: number, links: readonly FdLink[]): FdUsage {
+  let inotifyWatches = 0;
+  for (const { fd, target } of links) if (target === INOTIFY_LINK) inotifyWatches += watchesOf(pid, fd);
+  return { open: links.length, inotifyWatches, openLimit: openFilesLimit(pid) };
+}
+
 /** The process's fds now; null when it is gone or not ours to read (another user's `fd` dir). */
 export function readFdUsage(pid: number): FdUsage | null {
   if (process.platform !== 'linux') return null;
-  let fds: string[];
-  try {
-    fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return null;
-  }
-  let inotifyWatches = 0;
-  for (const fd of fds) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue;
-    }
-    if (target === INOTIFY_LINK) inotifyWatches += watchesOf(pid, fd);
-  }
-  return { open: fds.length, inotifyWatches, openLimit: openFilesLimit(pid) };
+  const links = readFdLinks(pid);
+  return links === null ? null : fdUsageOf(pid, links);
 }

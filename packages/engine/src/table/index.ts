@@ -7,7 +7,8 @@ export {
   parsePsOutput,
   readDarwinTable,
 } from './darwin-ps.js';
-export { type FdUsage, maxUserWatches, openFilesLimit, readFdUsage } from './fd-usage.js';
+export { createFdListings, type FdLink, type FdListings, readFdLinks } from './fd-links.js';
+export { type FdUsage, fdUsageOf, maxUserWatches, openFilesLimit, readFdUsage } from './fd-usage.js';
 export {
   type BoundedInspectorOptions,
   INSPECTOR_TIMEOUT_MS,

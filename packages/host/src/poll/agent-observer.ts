@@ -12,13 +12,24 @@ import {
   attachContainers,
   createAgentWatcher,
   createAlertTracker,
+  createCachedFdReader,
+  createFdListings,
+  FD_READ_SPACING_MS,
+  type FdLink,
+  type FdListings,
+  type FdUsage,
+  fdUsageOf,
   type JudgedAlert,
+  LINUX_PORT_SOURCES,
+  type LinuxPortSources,
   loadAgentRules,
   loadAlertConfig,
   markerReaderFor,
   type ProcessEntry,
   readLinuxPortMap,
+  readListeningPidsLinux,
   sessionRows,
+  socketFdsOf,
 } from '@treewarden/engine';
 import type { AgentSessionRow, ListeningSocket } from '@treewarden/protocol';
 import type { AgentScan } from '../engine/reads.js';
@@ -30,6 +41,9 @@ export const ALERT_CONFIG_RELOAD_MS = 10_000;
 
 interface Observer {
   readonly watcher: AgentWatcher;
+  /** This tick's fd listings, shared by the port reads and the fd-hog alert. */
+  readonly fdListings: FdListings;
+  readonly portSources: LinuxPortSources;
   readonly alerts: AlertTracker;
   configReadAtMs: number;
   configProblem: { readonly file: string; readonly message: string } | undefined;
@@ -37,19 +51,52 @@ interface Observer {
 
 const observers = new Map<string, Observer>();
 
+/** Usage from a listing; null when the fds could not be listed. */
+function usageOf(pid: number, links: FdLink[] | null): FdUsage | null {
+  return links === null ? null : fdUsageOf(pid, links);
+}
+
+/** The port reader's sources with each pid's fds taken from this tick's shared listings. */
+function sharedPortSources(listings: FdListings): LinuxPortSources {
+  return {
+    ...LINUX_PORT_SOURCES,
+    socketInodes(pid) {
+      const links = listings.of(pid);
+      if (links === null) throw new Error(`/proc/${pid}/fd cannot be read`);
+      return socketFdsOf(links).map(({ inode }) => inode);
+    },
+  };
+}
+
 function observerFor(stateDir: string): Observer {
   let observer = observers.get(stateDir);
   if (observer === undefined) {
     const loaded = loadAgentRules(stateDir);
     const config = loadAlertConfig(stateDir);
+    const fdListings = createFdListings();
+    const portSources = sharedPortSources(fdListings);
     observer = {
       watcher: createAgentWatcher({
         stateRoot: stateDir,
         rules: loaded.rules,
         rulesProblems: loaded.problems,
         readMarkers: markerReaderFor(loaded.rules),
+        readListeningPids: (pids) => readListeningPidsLinux(pids, portSources),
       }),
-      alerts: createAlertTracker({ config: config.config }),
+      fdListings,
+      portSources,
+      alerts: createAlertTracker({
+        config: config.config,
+        fds: createCachedFdReader(
+          Date.now,
+          FD_READ_SPACING_MS,
+          (pid) => usageOf(pid, fdListings.of(pid)),
+          (pid) => {
+            const links = fdListings.readThisTick(pid);
+            return links === undefined ? undefined : usageOf(pid, links);
+          },
+        ),
+      }),
       configReadAtMs: Date.now(),
       configProblem: config.problem,
     };
@@ -91,13 +138,14 @@ function sessionEntries(
 function devServerSockets(
   rows: readonly AgentSessionRow[],
   entries: ReadonlyMap<number, ProcessEntry>,
+  sources: LinuxPortSources,
 ): Map<string, ListeningSocket[]> {
   const pids = rows.flatMap((row) =>
     row.members.filter((member) => member.role === 'dev-server' && entries.has(member.pid)).map((member) => member.pid),
   );
   const sockets = new Map<string, ListeningSocket[]>();
   if (process.platform !== 'linux' || pids.length === 0) return sockets;
-  for (const { pid, startTime, proto, address, port } of readLinuxPortMap(pids)?.listeners ?? []) {
+  for (const { pid, startTime, proto, address, port } of readLinuxPortMap(pids, sources)?.listeners ?? []) {
     const key = `${pid}:${startTime}`;
     sockets.set(key, [...(sockets.get(key) ?? []), { proto, address, port }]);
   }
@@ -106,6 +154,7 @@ function devServerSockets(
 
 export function observeAgents(stateDir: string): AgentScan {
   const observer = observerFor(stateDir);
+  observer.fdListings.nextTick();
   const now = Date.now();
   reloadConfig(observer, stateDir, now);
   const { observation } = observer.watcher.tick(now);
@@ -123,7 +172,7 @@ export function observeAgents(stateDir: string): AgentScan {
     leaks: observation.leaks,
     alerts,
     entries,
-    listening: devServerSockets(rows, entries),
+    listening: devServerSockets(rows, entries, observer.portSources),
     readAtMs: observation.table.readAtMs,
     problems: problems.map(({ file, message }) => ({ file, message })),
   };

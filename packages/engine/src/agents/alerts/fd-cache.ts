@@ -14,10 +14,17 @@ export interface CachedFdReader extends FdReader {
   sweep(): void;
 }
 
+/**
+ * `readThisTick`: usage another judgement of this tick already listed (the port reader lists
+ * members' fds on full scans), or undefined. Taken whenever there, it renews the identity's
+ * entry for free: the spacing then lines up with the full scans, so the members' fds are listed
+ * once a scan instead of once for ports and once again for this alert.
+ */
 export function createCachedFdReader(
   now: () => number = Date.now,
   maxAgeMs = FD_READ_SPACING_MS,
   read: (pid: number) => FdUsage | null = readFdUsage,
+  readThisTick: (pid: number) => FdUsage | null | undefined = () => undefined,
 ): CachedFdReader {
   let cache = new Map<string, { atMs: number; usage: FdUsage | null }>();
   let touched = new Map<string, { atMs: number; usage: FdUsage | null }>();
@@ -27,7 +34,8 @@ export function createCachedFdReader(
     usageOf(entry: ProcessEntry) {
       const key = identityKey(entry);
       const at = now();
-      const known = touched.get(key) ?? cache.get(key);
+      const shared = touched.has(key) ? undefined : readThisTick(entry.pid);
+      const known = shared !== undefined ? { atMs: at, usage: shared } : (touched.get(key) ?? cache.get(key));
       const fresh = known !== undefined && at - known.atMs < maxAgeMs ? known : { atMs: at, usage: read(entry.pid) };
       touched.set(key, fresh);
       return fresh.usage;

@@ -4,7 +4,7 @@
  * one-shot commands); the watcher's cheap ticks use `readFocusedTable` instead.
  */
 
-import { readLinuxPortMap } from '../../ports/linux-ports.js';
+import { LINUX_PORT_SOURCES, type LinuxPortSources, readLinuxPortMap } from '../../ports/linux-ports.js';
 import { ancestorPids } from '../../signal/guards.js';
 import { readLiveStartTime } from '../../signal/start-time.js';
 import { readControllingTty } from '../../table/controlling-tty.js';
@@ -70,9 +70,12 @@ export function findSubreapers(table: ProcessTable, uid: number | undefined): Se
 }
 
 /** Linux: the members' listening sockets; elsewhere none (the role falls back to argv). */
-export function readListeningPidsLinux(pids: readonly number[]): ReadonlySet<number> {
+export function readListeningPidsLinux(
+  pids: readonly number[],
+  sources: LinuxPortSources = LINUX_PORT_SOURCES,
+): ReadonlySet<number> {
   if (process.platform !== 'linux' || pids.length === 0) return new Set();
-  return new Set(readLinuxPortMap(pids)?.listeners.map((listener) => listener.pid) ?? []);
+  return new Set(readLinuxPortMap(pids, sources)?.listeners.map((listener) => listener.pid) ?? []);
 }
 
 /** Recognition, then a second pass once the members' sockets are known (sockets are read for members only). */
