@@ -29,12 +29,20 @@ const THEME_STORAGE_KEY = 'treewarden.theme';
 export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
   snapshot: null,
   applySnapshot: (snapshot) => {
-    const { selectedLeaseId } = get();
+    const { selectedLeaseId, awaitedLease } = get();
     const leaseStillThere = snapshot.leases.some((lease) => lease.id === selectedLeaseId);
-    // Keep the user's selection; when there is none to keep, open on what needs attention.
+    const stillAwaited =
+      !leaseStillThere &&
+      awaitedLease !== null &&
+      awaitedLease.id === selectedLeaseId &&
+      awaitedLease.snapshotsLeft > 0;
+    // Keep the user's selection (also one a snapshot has not caught up with yet); when there is
+    // none to keep, open on what needs attention.
     set({
       snapshot,
-      selectedLeaseId: leaseStillThere ? selectedLeaseId : (firstLease(snapshot.leases)?.id ?? null),
+      selectedLeaseId: leaseStillThere || stillAwaited ? selectedLeaseId : (firstLease(snapshot.leases)?.id ?? null),
+      awaitedLease:
+        stillAwaited && awaitedLease ? { ...awaitedLease, snapshotsLeft: awaitedLease.snapshotsLeft - 1 } : null,
       ...recordSnapshot(get(), snapshot),
     });
   },
@@ -74,13 +82,26 @@ export const createHistorySlice: Slice<HistorySlice> = (set) => ({
   setFlagSettings: (settings) => set((state) => applyFlagSettings(state, settings)),
 });
 
+/** How many snapshots a just-chosen lease may be missing from before the view falls back (~5 s at 1 s). */
+export const AWAITED_LEASE_SNAPSHOTS = 5;
+
+function awaited(leaseId: string | null): SelectionSlice['awaitedLease'] {
+  return leaseId === null ? null : { id: leaseId, snapshotsLeft: AWAITED_LEASE_SNAPSHOTS };
+}
+
 export const createSelectionSlice: Slice<SelectionSlice> = (set) => ({
   selectedLeaseId: null,
   selectedRunId: null,
   selectedProcessKey: null,
-  selectLease: (selectedLeaseId) => set({ selectedLeaseId, selectedRunId: null, selectedProcessKey: null }),
+  awaitedLease: null,
+  selectLease: (selectedLeaseId) =>
+    set({ selectedLeaseId, selectedRunId: null, selectedProcessKey: null, awaitedLease: awaited(selectedLeaseId) }),
   selectRun: (selectedRunId, leaseId) =>
-    set((state) => ({ selectedRunId, selectedLeaseId: leaseId ?? state.selectedLeaseId })),
+    set((state) =>
+      leaseId === undefined
+        ? { selectedRunId }
+        : { selectedRunId, selectedLeaseId: leaseId, awaitedLease: awaited(leaseId) },
+    ),
   selectProcess: (selectedProcessKey) => set({ selectedProcessKey }),
   selectedSessionId: null,
   selectSession: (selectedSessionId) => set({ selectedSessionId, selectedProcessKey: null }),

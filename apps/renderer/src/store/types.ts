@@ -47,6 +47,11 @@ export interface SelectionSlice {
   selectedRunId: string | null;
   /** Identity key of the highlighted process row (keyboard focus in tree lists). */
   selectedProcessKey: string | null;
+  /**
+   * A lease just chosen (by the user, or by starting a run in it) that no snapshot has shown yet:
+   * kept selected for a few snapshots, so the snapshot in flight does not move the view elsewhere.
+   */
+  awaitedLease: { readonly id: string; readonly snapshotsLeft: number } | null;
   selectLease(leaseId: string | null): void;
   selectRun(runId: string | null, leaseId?: string): void;
   selectProcess(key: string | null): void;
