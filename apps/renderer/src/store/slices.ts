@@ -97,7 +97,7 @@ export const createSelectionSlice: Slice<SelectionSlice> = (set) => ({
   selectLease: (selectedLeaseId) =>
     set({ selectedLeaseId, selectedRunId: null, selectedProcessKey: null, awaitedLease: awaited(selectedLeaseId) }),
   selectRun: (selectedRunId, leaseId) =>
-    set((state) =>
+    set(
       leaseId === undefined
         ? { selectedRunId }
         : { selectedRunId, selectedLeaseId: leaseId, awaitedLease: awaited(leaseId) },
