@@ -70,9 +70,16 @@ export function killQuietly(pid: number): void {
   }
 }
 
-/** `treewarden run --lease LEASE --timeout S -- ARGV…`, waits until its lease file names the run's root. */
-export async function startCliRun(lease: string, timeoutSeconds: number, argv: readonly string[]): Promise<CliRun> {
-  const home = serveHome();
+/**
+ * `treewarden run --lease LEASE --timeout S -- ARGV…`, waits until its lease file names the run's
+ * root. `home`: the state dir of the serve it should show in (default the suite's shared serve).
+ */
+export async function startCliRun(
+  lease: string,
+  timeoutSeconds: number,
+  argv: readonly string[],
+  home: string = serveHome(),
+): Promise<CliRun> {
   const child = spawn(
     process.execPath,
     [CLI_MAIN, 'run', '--lease', lease, '--timeout', String(timeoutSeconds), '--', ...argv],

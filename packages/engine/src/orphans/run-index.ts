@@ -51,11 +51,17 @@ interface Draft {
   endRecorded: boolean;
 }
 
+/** A lease as people named it, with the id that tells two of the same name apart. */
+function leaseText(lease: LeaseStatus['lease']): string {
+  return lease.name === '' || lease.name === lease.id ? lease.id : `${lease.name} (${lease.id})`;
+}
+
 function leaseOverReason(status: LeaseStatus): string | null {
-  if (status.state === 'released') return `lease ${status.lease.id} was released`;
-  if (status.state === 'ended') return `lease ${status.lease.id} ended: its holder died`;
+  const lease = leaseText(status.lease);
+  if (status.state === 'released') return `lease ${lease} was released`;
+  if (status.state === 'ended') return `lease ${lease} ended: its holder died`;
   if (status.state === 'holder_dead' && !status.guardianAlive) {
-    return `lease ${status.lease.id}: holder and guardian are both dead`;
+    return `lease ${lease}: holder and guardian are both dead`;
   }
   return null;
 }
