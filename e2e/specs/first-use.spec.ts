@@ -2,10 +2,10 @@
  * The first-use findings of a new user, replayed on a serve of their own with real processes: a
  * live lease, a run leaked by a SIGKILLed holder and guardian, a newer finished lease, and an
  * agent session whose root was SIGKILLed with its members alive. The first screen opens on the
- * leaking lease (not the newest, dead one); All processes marks the leaked process and opens its
- * inspector on a click and on a double-click; History calls the leaked run "leaked", not
- * "running"; and "Clean up all" lists the run's and the session's leftovers alike and ends them
- * all, after which every count says 0.
+ * leaking lease (not the newest, dead one), and the CLI run's details say where its output went;
+ * All processes marks the leaked process and opens its inspector on a click and on a
+ * double-click; History calls the leaked run "leaked", not "running"; and "Clean up all" lists
+ * the run's and the session's leftovers alike and ends them all, after which every count says 0.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -72,8 +72,15 @@ test.describe('a first-time user', () => {
       await expect(page.locator('.conn-open')).toBeVisible();
       await expect(page.getByRole('tab', { name: 'Runs', exact: true })).toHaveAttribute('aria-selected', 'true');
       await expect(page.locator('.lease-list').getByRole('option', { selected: true })).toContainText(`leaky-${stamp}`);
-      await expect(page.locator(`section.run[data-run-id="${leaky.runId}"]`)).toContainText('unsupervised');
+      const card = page.locator(`section.run[data-run-id="${leaky.runId}"]`);
+      await expect(card).toContainText('unsupervised');
       await page.screenshot({ path: join(SCREENSHOTS, 'first-screen.png') });
+      // Its output went to the terminal of `treewarden run`, not here: the details say so.
+      await card.getByRole('treeitem').first().click();
+      await expect(page.getByTestId('details-output-elsewhere')).toContainText('Not captured here');
+      // The card and the details header agree: unsupervised, never "running".
+      await expect(page.getByTestId('run-unsupervised')).toHaveCount(2);
+      await page.screenshot({ path: join(SCREENSHOTS, 'cli-run-details.png') });
     });
 
     await test.step('All processes marks the leaked process; a click and a double-click open it', async () => {

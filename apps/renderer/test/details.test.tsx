@@ -1,6 +1,6 @@
 /** Run details: a selected process's own facts and membership evidence, the real cwd, earlier runs. */
 import { act, render, screen, waitFor } from '@testing-library/react';
-import type { HistoryEntry } from '@treewarden/protocol';
+import type { HistoryEntry, RunView } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { RunDetails } from '../src/components/run-details';
 import { formatWallClock } from '../src/model/format';
@@ -45,9 +45,13 @@ const child = makeProcess({
   evidence: ['child of pid 100 (node), a member with the same identity when first seen'],
 });
 
-function showRun(history: HistoryEntry[]) {
+function showRun(history: HistoryEntry[], overrides: Partial<RunView> = {}) {
   installFakeBridge((command) => okReply(command.type === 'getHistory' ? { entries: history } : {}));
-  const run = makeRun({ processes: [makeProcess({ pid: 100, ppid: 50 }), child], cwd: '/state/runs/run-1' });
+  const run = makeRun({
+    processes: [makeProcess({ pid: 100, ppid: 50 }), child],
+    cwd: '/state/runs/run-1',
+    ...overrides,
+  });
   act(() => {
     useAppStore.getState().applySnapshot(makeSnapshot({ leases: [makeLease({ runs: [run] })] }));
     useAppStore.getState().setDetailsFolded(false);
@@ -57,6 +61,25 @@ function showRun(history: HistoryEntry[]) {
 }
 
 describe('run details', () => {
+  it('says where the output of a run it did not start went, instead of calling it empty', () => {
+    showRun([], { outputCaptured: false, stdoutTail: '' });
+    expect(screen.getByTestId('details-output-elsewhere').textContent).toContain('Not captured here');
+    expect(screen.queryByText('(empty)')).toBeNull();
+  });
+
+  it('calls a run whose supervisors died unsupervised in its header, as its card does, never running', () => {
+    showRun([], { unsupervised: true, leakedCount: 2 });
+    expect(screen.getByTestId('run-unsupervised').textContent).toBe('unsupervised');
+    expect(document.querySelector('.badge-phase-running')).toBeNull();
+  });
+
+  it('shows the captured tails of its own runs, (empty) meaning empty', () => {
+    showRun([], { stdoutTail: 'built 3 files\n', stderrTail: '' });
+    expect(screen.queryByTestId('details-output-elsewhere')).toBeNull();
+    expect(screen.getByText('built 3 files')).toBeTruthy();
+    expect(screen.getByText('(empty)')).toBeTruthy();
+  });
+
   it("shows a selected process's own identity, place, argv, cwd and why it is a member", () => {
     showRun([]);
     act(() => useAppStore.getState().selectProcess(`101:${child.startTime}`));

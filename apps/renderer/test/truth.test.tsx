@@ -44,6 +44,26 @@ describe('the truth on the Runs view', () => {
     expect(retry.title).toContain('no start record');
   });
 
+  it("shows a failed run's last stderr line on its card, and none for a run that ended well", () => {
+    const failed = makeRun({
+      id: 'run-failed',
+      phase: 'ended',
+      classification: 'error',
+      exitCode: 2,
+      processes: [],
+      stderrTail: 'compiling…\nerror: cannot open config.toml: no such file\n\n',
+    });
+    const { unmount } = render(<RunCard run={failed} />);
+    expect(screen.getByTestId('run-stderr-line').textContent).toBe(
+      'stderr: error: cannot open config.toml: no such file',
+    );
+    unmount();
+    render(
+      <RunCard run={makeRun({ phase: 'ended', classification: 'ok', processes: [], stderrTail: 'warning: x' })} />,
+    );
+    expect(screen.queryByTestId('run-stderr-line')).toBeNull();
+  });
+
   it('shows a refused kill on the run card in the host’s words', () => {
     const run = makeRun({
       lastKill: makeKillReport({

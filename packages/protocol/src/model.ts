@@ -140,6 +140,12 @@ export const runViewSchema = z.object({
   lastKill: killReportSchema.nullable(),
   stdoutTail: z.string(),
   stderrTail: z.string(),
+  /**
+   * False when this host never held the run's output (a run of another holder's lease, e.g.
+   * `treewarden run` printing to its own terminal, or one restored from the ledger): empty tails
+   * then mean "not here", never "printed nothing". Absent: captured.
+   */
+  outputCaptured: z.boolean().optional(),
   /** The run's limits, when it has any (runs this host started). */
   limits: runLimitsSchema.optional(),
   /** The limit that ended it. */

@@ -1,5 +1,5 @@
 /** Small status chips: process state, classification, run phase, holder state. */
-import type { Classification, HolderState, Killer, RunPhase } from '@treewarden/protocol';
+import type { Classification, HolderState, Killer, RunPhase, RunView } from '@treewarden/protocol';
 
 const STATE_NAMES: Record<string, string> = {
   R: 'running',
@@ -86,6 +86,33 @@ export function ClassificationBadge({
 
 export function PhaseBadge({ phase }: { phase: RunPhase }) {
   return <span className={`badge badge-phase badge-phase-${phase}`}>{phase}</span>;
+}
+
+/**
+ * A run's state in one word, the same on its card and in its details: how it ended; else
+ * "unsupervised" when its holder and guardian are dead (never "running", which would promise a
+ * timeout nobody enforces); else its phase.
+ */
+export function RunStateBadge({ run }: { run: RunView }) {
+  if (run.phase === 'ended' && run.classification)
+    return (
+      <ClassificationBadge
+        classification={run.classification}
+        killedBy={run.killedBy}
+        timeoutSeconds={run.timeoutSeconds}
+      />
+    );
+  if (run.unsupervised)
+    return (
+      <span
+        className="badge badge-bad"
+        data-testid="run-unsupervised"
+        title="Its lease holder and guardian are both dead: nothing enforces its timeout or ends its tree"
+      >
+        unsupervised
+      </span>
+    );
+  return <PhaseBadge phase={run.phase} />;
 }
 
 export function HolderDot({ state }: { state: HolderState }) {

@@ -7,7 +7,7 @@ import { shortenCommandLine } from '../model/format';
 import { formatSocket, shortSocket, socketsOf } from '../model/ports';
 import { runHistoryKey } from '../store/history-slice';
 import { useAppStore } from '../store/store';
-import { ClassificationBadge, PhaseBadge } from './badges';
+import { RunStateBadge } from './badges';
 import { Countdown } from './countdown';
 import { ProcessTree } from './process-tree';
 import { CopyButton, RunId } from './run-id';
@@ -82,6 +82,8 @@ function RunCardView({ run }: { run: RunView }) {
   const commandLine = [run.command, ...run.args].join(' ');
   // A cancel is what someone asked for: said plainly, not as a failure.
   const failed = run.phase === 'ended' && run.classification !== 'ok' && run.classification !== 'cancelled';
+  // What a failed run said last is usually why it failed: shown on the card, the rest in Details.
+  const lastStderrLine = lastLine(run.stderrTail);
   const killProblem = killProblemOf(run);
   return (
     <section className={`run${selected ? ' selected' : ''}`} data-run-id={run.id} aria-label={`Run ${run.id}`}>
@@ -102,22 +104,7 @@ function RunCardView({ run }: { run: RunView }) {
           </button>
         </div>
         <div className="run-meta">
-          {run.phase === 'ended' && run.classification ? (
-            <ClassificationBadge
-              classification={run.classification}
-              killedBy={run.killedBy}
-              timeoutSeconds={run.timeoutSeconds}
-            />
-          ) : run.unsupervised ? (
-            <span
-              className="badge badge-bad"
-              title="Its lease holder and guardian are both dead: nothing enforces its timeout or ends its tree"
-            >
-              unsupervised
-            </span>
-          ) : (
-            <PhaseBadge phase={run.phase} />
-          )}
+          <RunStateBadge run={run} />
           {run.leakedCount > 0 ? (
             <button
               type="button"
@@ -178,6 +165,11 @@ function RunCardView({ run }: { run: RunView }) {
           {run.endReason}
         </div>
       ) : null}
+      {failed && lastStderrLine !== null ? (
+        <div className="run-reason run-reason-bad" data-testid="run-stderr-line" title={run.stderrTail}>
+          stderr: <code>{lastStderrLine}</code>
+        </div>
+      ) : null}
       {run.phase === 'ended' && run.processes.length === 0 ? (
         <div className="tree-empty">
           Ended{run.exitCode !== null ? ` with exit code ${run.exitCode}` : ''}
@@ -193,6 +185,20 @@ function RunCardView({ run }: { run: RunView }) {
       )}
     </section>
   );
+}
+
+/** Longer last lines are cut on the card; the whole tail is in its title and in Details. */
+const STDERR_LINE_CHARS = 200;
+
+/** The last non-blank line of `text`, cut to STDERR_LINE_CHARS, or null. */
+function lastLine(text: string): string | null {
+  const line = text
+    .split('\n')
+    .filter((candidate) => candidate.trim() !== '')
+    .at(-1)
+    ?.trim();
+  if (line === undefined) return null;
+  return line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS - 1)}…` : line;
 }
 
 export const RunCard = memo(RunCardView);

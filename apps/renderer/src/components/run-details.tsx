@@ -10,7 +10,7 @@ import { describeStart } from '../model/process-start';
 import { runHistoryKey } from '../store/history-slice';
 import { selectRun } from '../store/selectors';
 import { useAppStore } from '../store/store';
-import { ClassificationBadge, KILLED_BY_TEXT, PhaseBadge } from './badges';
+import { ClassificationBadge, KILLED_BY_TEXT, RunStateBadge } from './badges';
 import { ClockTime } from './clock-time';
 import { KillTimeline } from './kill-timeline';
 import { ProcessDetails } from './process-details';
@@ -113,15 +113,7 @@ export function RunDetails() {
       <header className="details-head">
         <h3 title={run.id}>{run.id}</h3>
         <CopyButton text={run.id} what="run id" />
-        {run.classification ? (
-          <ClassificationBadge
-            classification={run.classification}
-            killedBy={run.killedBy}
-            timeoutSeconds={run.timeoutSeconds}
-          />
-        ) : (
-          <PhaseBadge phase={run.phase} />
-        )}
+        <RunStateBadge run={run} />
         <button
           type="button"
           className="btn btn-xs btn-ghost"
@@ -204,14 +196,26 @@ export function RunDetails() {
           <KillTimeline report={run.lastKill} />
         </section>
       ) : null}
-      <section className="details-section">
-        <h4>stdout</h4>
-        <pre className="tail">{run.stdoutTail || '(empty)'}</pre>
-      </section>
-      <section className="details-section">
-        <h4>stderr</h4>
-        <pre className="tail tail-err">{run.stderrTail || '(empty)'}</pre>
-      </section>
+      {run.outputCaptured === false ? (
+        <section className="details-section">
+          <h4>Output</h4>
+          <p className="muted" data-testid="details-output-elsewhere">
+            Not captured here: this run was started by its lease's holder, and its stdout and stderr went where that
+            holder sent them (for <code>treewarden run</code>, the terminal it was typed in).
+          </p>
+        </section>
+      ) : (
+        <>
+          <section className="details-section">
+            <h4>stdout</h4>
+            <pre className="tail">{run.stdoutTail || '(empty)'}</pre>
+          </section>
+          <section className="details-section">
+            <h4>stderr</h4>
+            <pre className="tail tail-err">{run.stderrTail || '(empty)'}</pre>
+          </section>
+        </>
+      )}
       <section className="details-section">
         <h4 title={commandLine ?? run.command}>Earlier runs of {shortenCommandLine(commandLine ?? run.command)}</h4>
         {earlier.length === 0 ? (

@@ -121,6 +121,8 @@ export function buildRunView(
     lastKill: record.lastKill,
     stdoutTail: tails?.stdout ?? record.stdoutTail,
     stderrTail: tails?.stderr ?? record.stderrTail,
+    // Only runs this host started have their output piped here.
+    ...(record.handle === null ? { outputCaptured: false } : {}),
     ...(record.spec.limits === undefined ? {} : { limits: { ...record.spec.limits } }),
     ...(record.limitTrip === undefined ? {} : { limitTrip: record.limitTrip }),
     ...enforcementView(record.enforcement),
