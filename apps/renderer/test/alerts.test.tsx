@@ -358,6 +358,9 @@ describe('Trim', () => {
     expect(cancel.disabled).toBe(true);
     fireEvent.click(cancel);
     expect(useAppStore.getState().trim?.phase).toBe('sending');
+    // The trim's own kills clear the alert while it is sent: no red "will refuse" warning then.
+    showSessions([pileSession([])]);
+    expect(screen.queryByTestId('trim-stale')).toBeNull();
     act(() => fail(new Error('socket closed')));
     await waitFor(() =>
       expect(screen.getByTestId('trim-summary').textContent).toBe(

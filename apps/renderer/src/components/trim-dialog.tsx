@@ -131,7 +131,8 @@ export function TrimDialog() {
             <Results request={request} />
           ) : (
             <>
-              {stillThere ? null : (
+              {/* While the trim is sent, its own kills clear the alert: that is no warning. */}
+              {stillThere || request.phase === 'sending' ? null : (
                 <p className="trim-refused" data-testid="trim-stale">
                   This pile-up is no longer alerted in the latest snapshot; the host will refuse what it no longer
                   judges a pile-up.
