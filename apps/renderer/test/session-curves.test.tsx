@@ -24,7 +24,8 @@ function busySession(tick: number): SessionView {
     ...makeProcess({ pid: 501, startTime: '78', ppid: 500, cpuPercent: 5, rssBytes: 8 * MIB }),
     role: 'mcp-server',
   };
-  return makeSession({ processes: [root, mcp] });
+  // Started just before the first snapshot these tests feed: the chart sees the whole session.
+  return makeSession({ processes: [root, mcp], startedAt: new Date(NOW).toISOString() });
 }
 
 function feed(sessionsAt: (tick: number) => SessionView[], ticks: number[]): void {
@@ -70,6 +71,16 @@ describe('session curves', () => {
     expect(pathOf('chart-cpu')).not.toBe('');
     expect(pathOf('chart-memory')).not.toBe('');
     expect(screen.getByRole('region', { name: /Resource history of session claude-code-500-77/ })).toBeTruthy();
+  });
+
+  it('says from when the curve runs when the page began watching after the session started', () => {
+    // The session started 10 minutes before this page's first snapshot.
+    const early = (tick: number) => ({ ...busySession(tick), startedAt: new Date(NOW - 600_000).toISOString() });
+    feed((tick) => [early(tick)], [1, 2, 3]);
+    render(<SessionDetail />);
+    const title = screen.getByTestId('session-chart-title');
+    expect(title.textContent).not.toContain('whole session');
+    expect(title.textContent).toMatch(/^Resources · since \d\d:\d\d:\d\d \(when this page began watching\)$/);
   });
 
   it('says an ended session curve is from its end, not now', () => {

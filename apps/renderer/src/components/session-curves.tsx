@@ -4,7 +4,8 @@
  * ended session with nothing alive shows the curve it had until then, labelled as such.
  */
 import { useSamples } from '../hooks/use-samples';
-import { sessionHistoryKey } from '../model/session-samples';
+import { chartCoversSession, sessionHistoryKey } from '../model/session-samples';
+import { ClockTime } from './clock-time';
 import { ResourceChart } from './resource-chart';
 import { Sparkline } from './sparkline';
 
@@ -19,11 +20,32 @@ export function SessionSparklines({ sessionId, final }: { sessionId: string; fin
   );
 }
 
-export function SessionChart({ sessionId, final }: { sessionId: string; final: boolean }) {
+export function SessionChart({
+  sessionId,
+  startedAtMs,
+  final,
+}: {
+  sessionId: string;
+  startedAtMs: number;
+  final: boolean;
+}) {
   const samples = useSamples('run', sessionHistoryKey(sessionId));
+  const first = samples[0]?.atMs;
+  // The curve holds what this page saw: "whole session" only when it saw the session start.
+  const whole = first === undefined || chartCoversSession(first, startedAtMs);
   return (
     <section className="session-chart" data-testid="session-chart">
-      <h3 className="session-chart-title">Resources · whole session{final ? ' (until it ended)' : ''}</h3>
+      <h3 className="session-chart-title" data-testid="session-chart-title">
+        Resources ·{' '}
+        {whole ? (
+          'whole session'
+        ) : (
+          <span title="The curve starts when this page began watching; the session started earlier">
+            since <ClockTime atMs={first} /> (when this page began watching)
+          </span>
+        )}
+        {final ? ' (until it ended)' : ''}
+      </h3>
       <ResourceChart samples={samples} what={`session ${sessionId}`} final={final} />
     </section>
   );

@@ -260,7 +260,7 @@ export function SessionView() {
         </span>
       </div>
       <SessionFacts session={session} />
-      <SessionChart sessionId={session.id} final={isCurveFinal(session)} />
+      <SessionChart sessionId={session.id} startedAtMs={Date.parse(session.startedAt)} final={isCurveFinal(session)} />
       <SessionAlerts session={session} />
       <SessionContainers session={session} />
       <SessionLeaks session={session} leaks={leaks} />

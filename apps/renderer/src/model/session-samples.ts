@@ -19,6 +19,14 @@ export function knownCpuSum(nodes: Iterable<{ readonly cpuPercent?: number | und
   return sum;
 }
 
+/** A first sample this close after the session's start still shows all of it (one poll, a slow first read). */
+export const WHOLE_SESSION_SLACK_MS = 5000;
+
+/** Whether a curve whose first sample is at `firstSampleAtMs` covers a session started at `startedAtMs`. */
+export function chartCoversSession(firstSampleAtMs: number, startedAtMs: number): boolean {
+  return !Number.isFinite(startedAtMs) || firstSampleAtMs - startedAtMs <= WHOLE_SESSION_SLACK_MS;
+}
+
 export function sessionHistoryKey(sessionId: string): string {
   return `session:${sessionId}`;
 }
