@@ -103,6 +103,18 @@ describe('session view', () => {
     expect(screen.getByTestId('session-totals').textContent).toBe('CPU 2.5% · memory 5.0 MiB');
   });
 
+  it('says a chosen session left the list instead of showing another one in its place', () => {
+    const other = makeSession({ id: 'codex-900-1', agent: 'codex', root: { pid: 900, startTime: '1' } });
+    act(() => useAppStore.getState().applySnapshot(makeSnapshot({ sessions: [makeSession(), other] })));
+    act(() => useAppStore.getState().selectSession('claude-code-500-77'));
+    render(<SessionDetail />);
+    expect(screen.getByTestId('session-view').textContent).toContain('claude-code');
+    // Cleaned up: the session is gone from the next snapshot; the codex one is unrelated.
+    act(() => useAppStore.getState().applySnapshot(makeSnapshot({ sessions: [other] })));
+    expect(screen.getByTestId('session-gone').textContent).toContain('claude-code-500-77 is no longer listed');
+    expect(screen.queryByTestId('session-view')).toBeNull();
+  });
+
   it('orders a leaked subtree under its surviving parent', () => {
     const nodes = makeSession().processes;
     const shuffled = [nodes[2], nodes[0], nodes[1]].filter((node) => node !== undefined);

@@ -227,12 +227,17 @@ function SessionTree({ session, leaked }: { session: Session; leaked: ReadonlySe
 }
 
 export function SessionView() {
-  const { session, count } = useAppStore(
+  const { session, count, gone } = useAppStore(
     useShallow((state) => {
       const sessions = state.snapshot?.sessions ?? [];
+      const chosen = state.selectedSessionId;
+      const found = chosen === null ? undefined : sessions.find((candidate) => candidate.id === chosen);
+      // A chosen session that left the list (ended, nothing of it left, e.g. after its clean-up)
+      // is said to be gone: jumping to another session would show an unrelated one as the answer.
       return {
-        session: sessions.find((candidate) => candidate.id === state.selectedSessionId) ?? sessions[0] ?? null,
+        session: found ?? (chosen === null ? (sessions[0] ?? null) : null),
         count: sessions.length,
+        gone: chosen !== null && found === undefined ? chosen : null,
       };
     }),
   );
@@ -241,6 +246,13 @@ export function SessionView() {
       (state.snapshot?.orphans ?? []).filter((orphan) => orphan.kind === 'agent' && orphan.sessionId === session?.id),
     ),
   );
+  if (gone !== null)
+    return (
+      <div className="placeholder" data-testid="session-gone">
+        Session <code>{gone}</code> is no longer listed: it ended and nothing of it is left alive. Choose another
+        session in the sidebar.
+      </div>
+    );
   if (session === null)
     return (
       <div className="placeholder" data-testid="sessions-empty">
