@@ -100,12 +100,15 @@ describe('ports in the snapshot', () => {
     const watching = host.reader.counts().ports;
     expectOk(await host.handle({ type: 'watchSystem', enabled: true, ports: true }));
     await host.pollNow();
-    // Widening to the full map reads at once, not after the interval.
-    expect(host.reader.counts().ports).toBe(watching + 1);
-    // Column hidden again: with no run shown there is nothing to read at all.
+    // Widening to the full map reads it (at once, not after the interval: port-watch.test.ts
+    // proves that on a fake clock; here a loaded machine's slow polls may add an interval's read).
+    const widened = host.reader.counts().ports;
+    expect(widened).toBeGreaterThan(watching);
+    // Column hidden again: with no run shown there is nothing to read at all, however slow the polls.
     expectOk(await host.handle({ type: 'watchSystem', enabled: true, ports: false }));
     await host.pollNow();
-    expect(host.reader.counts().ports).toBe(watching + 1);
+    await host.pollNow();
+    expect(host.reader.counts().ports).toBe(widened);
     expectOk(await host.handle({ type: 'watchSystem', enabled: false }));
   });
 });
