@@ -105,6 +105,32 @@ export const AGENTS = [
     },
   },
   {
+    // A background session (`claude --bg`): the command returns at once; a daemon (ppid 1, its own
+    // session) and its workers run the session, whose MCP server carries CLAUDE_CODE_SESSION_ID.
+    // Its leftovers come from the daemon dying with the session running (SIGKILL: a crash, the
+    // OOM killer), which leaves every worker and server (anthropics/claude-code#87891); a daemon
+    // that exits on its own ends them. Needs a trusted folder; starts offline without login.
+    id: 'claude-code-bg',
+    name: 'Claude Code --bg',
+    sessionAgent: 'claude-code',
+    background: true,
+    pkg: '@anthropic-ai/claude-code',
+    version: '2.1.328',
+    bin: 'claude',
+    launch: 'claude --bg "…" (daemon and workers, trusted folder; the daemon SIGKILLed)',
+    args: ['--bg', 'say hello'],
+    env: {},
+    configure({ home, project, wrapper }) {
+      writeFileSync(
+        join(home, '.claude.json'),
+        JSON.stringify({
+          projects: { [project]: { hasTrustDialogAccepted: true } },
+          mcpServers: { leaky: { type: 'stdio', command: wrapper, args: [] } },
+        }),
+      );
+    },
+  },
+  {
     id: 'qwen-code',
     name: 'Qwen Code',
     pkg: '@qwen-code/qwen-code',

@@ -6,13 +6,26 @@
  * `treewarden watch --json` observes as a user with the app open would. Asserts: the session is
  * recognised with the right agent and its MCP member, the watcher reports the leftover within
  * REPORT_BOUND_MS of the agent's exit (the figure is printed), plain `orphans --clean` ends it,
- * and the decoy survives. Packages are cached outside the repo
+ * and the decoy survives. A background agent (`background`: Claude Code's `claude --bg`) is a
+ * session of its daemon's family: its leftovers are what the daemon leaves when it is SIGKILLed
+ * (reported as the daemon's leak), and plain `orphans --clean` runs the agent's own `claude stop`
+ * first (the cached binary on PATH, the agent's HOME) and the revalidated kill after; nothing of its
+ * HOME may be left. Packages are cached outside the repo
  * (${XDG_CACHE_HOME:-~/.cache}/treewarden-agents/<pkg>@<ver>) and reused. Writes the last result
  * to tools/agents/last-result.json (`node tools/agents/table.mjs` prints the README's table).
  * Every process it starts is ended by pid (or its own process group), never by name.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +51,17 @@ const EXIT_POLL_MS = 10;
 const INSTALL_TIMEOUT_MS = 300_000;
 
 const started = [];
+
+/** Whether `pid` still runs: a zombie has exited (pid 1 here may be slow to reap an orphan like a SIGKILLed daemon). */
+function running(pid) {
+  if (!alive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function alive(pid) {
@@ -171,6 +195,21 @@ function descendants(rootPid, rows = processRows()) {
   return keep;
 }
 
+/** The live processes whose environment names this run's HOME (a daemon and its workers leave the launcher's tree). */
+function homePids(home) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`HOME=${home}`)) pids.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
+}
+
 /** The processes under `rootPid` plus any leaky MCP server, for a failure's message. */
 function describeTree(rootPid) {
   const rows = processRows();
@@ -201,17 +240,18 @@ async function runAgent(agent) {
   const [command, args] = agent.tty
     ? ['script', ['-qfc', [installed.bin, ...agent.args].map(shellQuote).join(' '), '/dev/null']]
     : [installed.bin, agent.args];
+  const agentEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    TERM: agent.tty ? 'xterm' : 'dumb',
+    // Claude Code as root otherwise updates itself into the system's global npm prefix.
+    DISABLE_AUTOUPDATER: '1',
+    NO_UPDATE_NOTIFIER: '1',
+    ...agent.env,
+  };
   const child = spawn(command, args, {
     cwd: project,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      TERM: agent.tty ? 'xterm' : 'dumb',
-      // Claude Code as root otherwise updates itself into the system's global npm prefix.
-      DISABLE_AUTOUPDATER: '1',
-      NO_UPDATE_NOTIFIER: '1',
-      ...agent.env,
-    },
+    env: agentEnv,
     // stdin at EOF, as `agent … </dev/null`: several agents wait to read more prompt from a pipe.
     stdio: ['ignore', 'ignore', 'ignore'],
     detached: true,
@@ -222,7 +262,8 @@ async function runAgent(agent) {
       const rows = cli(['sessions', '--json'], env).sessions ?? [];
       return rows.find((row) => row.state === 'live' && row.members.some(isServer));
     }).catch((error) => {
-      throw new Error(`${error.message}; processes: ${describeTree(child.pid) || 'none (the agent exited)'}`);
+      const tree = agent.background ? homePids(home).join(' ') : describeTree(child.pid);
+      throw new Error(`${error.message}; processes: ${tree || 'none (the agent exited)'}`);
     });
     // The watcher finds new sessions on its full scans; the agent is ended once it follows this one.
     await pollUntil('the watcher to follow the session', RECOGNISE_DEADLINE_MS, () =>
@@ -231,9 +272,18 @@ async function runAgent(agent) {
       throw new Error(`${error.message} ${session.id}; the watcher said: ${watcher.said()}`);
     });
     // The agent exits (its processes, not the MCP server's: the wrapper forwards nothing anyway).
-    const agentPids = [session.root.pid, ...session.members.filter((m) => m.role === 'agent').map((m) => m.pid)];
-    for (const pid of agentPids) if (alive(pid)) process.kill(pid, 'SIGTERM');
-    await pollUntil('the agent to exit', EXIT_DEADLINE_MS, () => agentPids.every((pid) => !alive(pid)), EXIT_POLL_MS);
+    // A background session's daemon dies instead (SIGKILL), leaving its workers and their servers.
+    const daemonPid = agent.background ? session.family?.daemon?.pid : undefined;
+    if (agent.background && daemonPid === undefined)
+      throw new Error(
+        `${session.id} is not a background session of a daemon (family: ${JSON.stringify(session.family)})`,
+      );
+    const agentPids =
+      daemonPid !== undefined
+        ? [daemonPid]
+        : [session.root.pid, ...session.members.filter((m) => m.role === 'agent').map((m) => m.pid)];
+    for (const pid of agentPids) if (alive(pid)) process.kill(pid, daemonPid !== undefined ? 'SIGKILL' : 'SIGTERM');
+    await pollUntil('the agent to exit', EXIT_DEADLINE_MS, () => agentPids.every((pid) => !running(pid)), EXIT_POLL_MS);
     const exitAt = Date.now();
     // What is left: this run's servers still alive (an agent may have restarted the one seen first).
     const leftovers = processRows()
@@ -257,14 +307,35 @@ async function runAgent(agent) {
     // Reported before the last agent process was gone counts as at once.
     const reportMs = Math.max(0, found.atMs - exitAt);
     const leak = found.event;
-    cli(['orphans', '--clean'], env);
+    // A daemon's leak is cleaned by the agent's own `claude stop ID` first: the agent's PATH and HOME.
+    const cleanEnv = agent.background
+      ? {
+          ...env,
+          PATH: `${dirname(installed.bin)}:${agentEnv.PATH}`,
+          HOME: home,
+          DISABLE_AUTOUPDATER: '1',
+          NO_UPDATE_NOTIFIER: '1',
+        }
+      : env;
+    cli(['orphans', '--clean'], cleanEnv);
     await pollUntil('plain orphans --clean to end the leftover', EXIT_DEADLINE_MS, () =>
-      leftovers.every((pid) => !alive(pid)),
-    );
+      agent.background ? homePids(home).length === 0 : leftovers.every((pid) => !alive(pid)),
+    ).catch((error) => {
+      throw new Error(
+        `${error.message}; left: ${agent.background ? homePids(home).join(' ') : leftovers.filter(alive).join(' ')}`,
+      );
+    });
     if (!alive(decoy)) throw new Error('the decoy was ended');
+    const sessionAgent = agent.sessionAgent ?? agent.id;
     const problems = [
-      ...(session.agent === agent.id ? [] : [`recognised as ${session.agent}`]),
+      ...(session.agent === sessionAgent ? [] : [`recognised as ${session.agent}`]),
       ...(leak.root === null ? ['leftover found from markers only'] : []),
+      ...(agent.background && session.family?.kind !== 'background'
+        ? [`not a background session (family ${session.family?.kind ?? 'none'})`]
+        : []),
+      ...(daemonPid !== undefined && leak.root !== null && leak.root.pid !== daemonPid
+        ? [`leaked as ${leak.sessionId}'s, not the daemon's`]
+        : []),
     ];
     // Over the target is a measured miss, printed and recorded; it fails the run only with
     // TW_AGENTS_STRICT=1 (CI runs without: one tick late under load is a figure, not a broken agent).
@@ -291,6 +362,8 @@ async function runAgent(agent) {
     const rows = processRows();
     for (const pid of descendants(child.pid, rows)) started.push(pid);
     for (const row of rows) if (row.args.includes(token)) started.push(row.pid);
+    // A daemon and its workers left the launcher's tree: every process of this run's HOME.
+    started.push(...homePids(home));
     rmSync(home, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   }

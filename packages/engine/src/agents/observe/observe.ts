@@ -162,7 +162,18 @@ export function observeTable(
   const hookRoots = new Set(
     remembered.filter((s) => s.hook !== undefined && s.endedAtMs === null).map((s) => identityKey(s.root)),
   );
-  const recognition = { table, rules: context.rules, readMarkers: context.readMarkers, uid, hookRoots };
+  const rememberedMembers = new Map<string, string>();
+  for (const session of remembered)
+    for (const member of session.members)
+      if (member.role === 'tmux-server') rememberedMembers.set(identityKey(member), identityKey(session.root));
+  const recognition = {
+    table,
+    rules: context.rules,
+    readMarkers: context.readMarkers,
+    uid,
+    hookRoots,
+    rememberedMembers,
+  };
   const markers = collectMarkers(recognition);
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
   // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.

@@ -8,13 +8,13 @@
  */
 import { isKernelThreadEntry } from '../../table/kernel-threads.js';
 import { indexChildren } from '../../table/trees.js';
-import { isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
+import { identityKey, isZombie, type ProcessEntry, type ProcessTable } from '../../table/types.js';
 import type { MarkerReader } from '../read/environ.js';
 import { type MarkerHit, markerHits, roleOf, rootAgentOf, sessionKeysOf, startedBy } from '../rules/match.js';
 import type { MemberRole } from '../rules/rule-schema.js';
 import type { AgentRules } from '../rules/rules.js';
 import { type DaemonFamilies, findDaemonFamilies, isUnderWorker } from './family.js';
-import { isTmuxServer, teamServerEvidence } from './team-servers.js';
+import { isTmuxServer, markedServerSession, teamServerEvidence } from './team-servers.js';
 
 /** Bound on ancestor walks (a ppid cycle would be a kernel bug; never loop forever). */
 export const MAX_ANCESTRY_DEPTH = 256;
@@ -59,6 +59,11 @@ export interface RecogniseInput {
    * among them runs that session even before anything under it carries the session's marker.
    */
   readonly hookRoots?: ReadonlySet<string>;
+  /**
+   * Remembered members (`identityKey`) → the identity of their session's root: a tmux server an
+   * ended session started stays that session's, not a later live session's of the same agent.
+   */
+  readonly rememberedMembers?: ReadonlyMap<string, string>;
 }
 
 export function sessionIdOf(agent: string, root: ProcessEntry): string {
@@ -195,7 +200,7 @@ export function recogniseSessions(input: RecogniseInput, markers = collectMarker
   const sessions = [...background, ...plain, ...daemons];
   for (const session of sessions) claimed.add(session.root.pid);
   addMarkedMembers(input, sessions, markers, claimed, listening);
-  addTeamServers(input, sessions, children, claimed, listening);
+  addTeamServers(input, sessions, children, claimed, listening, markers);
   return sessions.map((session) => ({ ...session, sessionKeys: [...session.sessionKeys] }));
 }
 
@@ -229,23 +234,25 @@ function addMarkedMembers(
  */
 function addTeamServers(
   input: RecogniseInput,
-  sessions: { root: ProcessEntry; members: SessionMember[] }[],
+  sessions: { root: ProcessEntry; agent: string; members: SessionMember[]; family?: SessionFamily }[],
   children: ReadonlyMap<number, readonly number[]>,
   claimed: Set<number>,
   listening: ReadonlySet<number>,
+  markers: ReadonlyMap<number, readonly MarkerHit[]>,
 ): void {
   for (const server of input.table.entries.values()) {
     if (claimed.has(server.pid) || !isTmuxServer(server) || !isConsidered(server, input.uid)) continue;
-    const session = sessions.find((candidate) => {
-      const agents = [candidate.root, ...candidate.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
-      return (
-        teamServerEvidence(
-          server,
-          agents,
-          candidate.members.map((m) => m.entry),
-        ) !== null
-      );
-    });
+    const session =
+      sessions.find((candidate) => {
+        const agents = [candidate.root, ...candidate.members.filter((m) => m.role === 'agent').map((m) => m.entry)];
+        return (
+          teamServerEvidence(
+            server,
+            agents,
+            candidate.members.map((m) => m.entry),
+          ) !== null
+        );
+      }) ?? markedServerOwner(input, server, sessions, markers);
     if (session === undefined) continue;
     claimed.add(server.pid);
     session.members.push({ entry: server, role: 'tmux-server', via: 'team' });
@@ -263,4 +270,27 @@ function addTeamServers(
       stack.push(...(children.get(entry.pid) ?? []));
     }
   }
+}
+
+/** The session a marked tmux server whose creating client is gone came from (team-servers.ts), unless an ended session remembers it. */
+function markedServerOwner<
+  S extends { readonly root: ProcessEntry; readonly agent: string; readonly family?: SessionFamily },
+>(
+  input: RecogniseInput,
+  server: ProcessEntry,
+  sessions: readonly S[],
+  markers: ReadonlyMap<number, readonly MarkerHit[]>,
+): S | undefined {
+  const hits = markers.get(server.pid);
+  if (hits === undefined) return undefined;
+  // A session daemon runs no shell of its own: its sessions' shells carry their session's id.
+  const found = markedServerSession(
+    server,
+    hits,
+    sessions.filter((session) => session.family?.kind !== 'daemon'),
+  );
+  if (found === null) return undefined;
+  // Remembered as another session's member (one that ended since): never moved to this one.
+  const owner = input.rememberedMembers?.get(identityKey(server));
+  return owner === undefined || owner === identityKey(found.session.root) ? found.session : undefined;
 }

@@ -7,10 +7,15 @@
  *   pid) and PID is the session's root or its relaunched agent process, started no later than the server;
  * - or its creating client is a member: a member tmux client on the same socket that started at
  *   most CREATOR_WINDOW_MS before the server did (the client forks the server as it starts).
+ * - or its creating client ran in the session and is gone (a shell tool's `tmux new -d` returns at
+ *   once, and so does the shell): the server keeps its client's environment and cwd, so it carries
+ *   the agent's own markers, started after the session's root, in the session's directory, and no
+ *   other live session of that agent fits (markedServerSession). A person's own tmux carries no
+ *   agent's markers; one that an ended session started and remembered stays that session's.
  * A team's server with a client attached (someone is watching it) is never a leftover.
  */
 import type { ProcessEntry, ProcessTable } from '../../table/types.js';
-import { TMUX_CLIENT_COMMAND, TMUX_SERVER_COMMAND } from '../rules/match.js';
+import { type MarkerHit, sessionKeysOf, TMUX_CLIENT_COMMAND, TMUX_SERVER_COMMAND } from '../rules/match.js';
 
 /** A client forks the server within its first moments; later servers on that socket are not its. */
 export const CREATOR_WINDOW_MS = 2000;
@@ -89,4 +94,40 @@ export function teamServerEvidence(
   if (creator !== undefined)
     return `tmux server on ${socketName(socket)}: created by member tmux client ${creator.pid}`;
   return null;
+}
+
+/** Whether `dir` is `root` or below it. */
+function isWithin(dir: string, root: string): boolean {
+  return dir === root || dir.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+/**
+ * The one live session whose shell created `server` and is gone: the server carries the `started`
+ * markers of the session's agent (and none naming a session: those are the marker tie's), started
+ * no earlier than the session's root, and its cwd (its client's) is the root's directory or below.
+ * Two sessions fitting equally name neither (a wrong owner is worse than none).
+ */
+export function markedServerSession<S extends { readonly agent: string; readonly root: ProcessEntry }>(
+  server: ProcessEntry,
+  hits: readonly MarkerHit[],
+  sessions: readonly S[],
+): { readonly session: S; readonly why: string } | null {
+  const cwd = server.cwd;
+  if (cwd === null || sessionKeysOf(hits).length > 0) return null;
+  const started = hits.filter((hit) => hit.on === 'started');
+  const fits = sessions.filter(
+    (session) =>
+      started.some((hit) => hit.agent === session.agent) &&
+      session.root.startedAtMs > 0 &&
+      server.startedAtMs >= session.root.startedAtMs &&
+      session.root.cwd !== null &&
+      isWithin(cwd, session.root.cwd),
+  );
+  const [session] = fits;
+  if (fits.length !== 1 || session === undefined) return null;
+  const marker = started.find((hit) => hit.agent === session.agent) as MarkerHit;
+  return {
+    session,
+    why: `tmux server on ${socketName(tmuxSocketOf(server.args))}: created from the session (its client's environment has ${marker.name}=${marker.value.slice(0, 40)}, its cwd ${cwd} is the session's directory, started after the session's agent)`,
+  };
 }
