@@ -84,10 +84,10 @@ async function startPersonalBrowser(
     `--user-data-dir=${join(dir, 'profile')}`,
     'about:blank',
   ];
-  // Reparented to pid 1 by a shell that exits at once, as a terminal's job outlives its shell.
   // A home of its own: its crashpad handlers (detached, not below it) name it in `--database=`.
   const home = join(dir, 'home');
   const own = { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') };
+  // Reparented to pid 1 by a shell that exits at once, as a terminal's job outlives its shell.
   const out = execFileSync('sh', ['-c', '"$0" "$@" </dev/null >/dev/null 2>&1 & echo $!', CHROMIUM, ...args], {
     cwd: dir,
     env: own,
