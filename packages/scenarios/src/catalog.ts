@@ -4,6 +4,7 @@
  */
 
 import { agentSubagentPileup, agentTerminalClosed, agentWrapperLeak } from './definitions/agents.js';
+import { browserLeftByMcp } from './definitions/browsers.js';
 import { containerLeftBySession } from './definitions/containers.js';
 import { doubleForkDaemon, grandchildHeartbeat, nohupDisown, setsidEscape } from './definitions/escapes.js';
 import { harnessSigkill } from './definitions/harness.js';
@@ -13,6 +14,7 @@ import { pidReuse } from './definitions/pid-reuse.js';
 import { pileDuplicateMcp, pileRunawayJob, pileStaleSubagents } from './definitions/piles.js';
 import { exitAtTimeout, forkLoop, ignoreSigterm, trapTermInt, zombieParent } from './definitions/signals.js';
 import { agentTeamTmuxLeftover } from './definitions/teams.js';
+import { watcherEatingFds } from './definitions/watchers.js';
 import type { NaiveStrategy, ScenarioBounds, ScenarioDefinition, ScenarioExpectation } from './types.js';
 
 export const SCENARIOS: readonly ScenarioDefinition[] = [
@@ -41,6 +43,8 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   agentSubagentPileup,
   agentTeamTmuxLeftover,
   containerLeftBySession,
+  browserLeftByMcp,
+  watcherEatingFds,
   pileDuplicateMcp,
   pileStaleSubagents,
   pileRunawayJob,

@@ -6,7 +6,7 @@
  */
 
 import type { KillOutcome } from '@treewarden/engine';
-import { killTree } from '@treewarden/engine';
+import { isZombie, killTree, readProcEntry } from '@treewarden/engine';
 import { type CensusEntry, liveMembers, scanScenario } from './census.js';
 
 /** Sweeps before giving up: each one re-reads the census, so late forks are caught. */
@@ -23,7 +23,16 @@ export interface SweepResult {
   readonly durationMs: number;
 }
 
+/** Still the process the census saw (an earlier kill of the round often took it with its tree). */
+function stillLive(target: CensusEntry): boolean {
+  const entry = readProcEntry(target.pid);
+  return entry !== null && entry.startTime === target.startTime && !isZombie(entry);
+}
+
 async function killQuietly(target: CensusEntry, runId: string): Promise<KillOutcome | null> {
+  // Each kill observes the whole table first: skipping the ones already gone keeps a sweep of a
+  // browser's tree (a dozen processes found by their cwd) to a few kills instead of one each.
+  if (!stillLive(target)) return null;
   try {
     return await killTree({ pid: target.pid, startTime: target.startTime }, { runId, graceMs: CLEANUP_GRACE_MS });
   } catch {

@@ -12,6 +12,7 @@ import {
   PRIVILEGED_SCENARIOS,
   SIGNAL_SCENARIOS,
   TEAM_SCENARIOS,
+  TOOL_SCENARIOS,
 } from './support.js';
 
 describe('scenario catalog', () => {
@@ -39,6 +40,7 @@ describe('scenario catalog', () => {
       ...PILE_SCENARIOS,
       ...TEAM_SCENARIOS,
       ...CONTAINER_SCENARIOS,
+      ...TOOL_SCENARIOS,
     ].sort();
     expect(tested).toEqual(SCENARIOS.map((scenario) => scenario.name).sort());
   });

@@ -42,6 +42,8 @@ export const AGENT_SCENARIOS = ['agent-wrapper-leak', 'agent-terminal-closed', '
 export const TEAM_SCENARIOS = ['agent-team-tmux-leftover'] as const;
 /** Needs a Docker Engine (containers.test.ts). */
 export const CONTAINER_SCENARIOS = ['container-left-by-session'] as const;
+/** What agents start beside their tree: a browser (needs Chromium) and a watcher (tools.test.ts). */
+export const TOOL_SCENARIOS = ['browser-left-by-mcp', 'watcher-eating-fds'] as const;
 export const PILE_SCENARIOS = ['pile-duplicate-mcp', 'pile-stale-subagents', 'pile-runaway-job'] as const;
 export const PRIVILEGED_SCENARIOS = ['harness-sigkill', 'pid-reuse'] as const;
 
