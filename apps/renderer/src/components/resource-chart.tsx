@@ -22,6 +22,8 @@ function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: 
   const title = kind === 'cpu' ? 'CPU %' : 'Memory';
   const label = describeSeries(kind === 'cpu' ? 'CPU' : 'Memory', values, span, final);
   const newest = values.at(-1);
+  // No known value yet: no scale either (a "1 B … 0 B" axis would describe nothing measured).
+  const measured = values.some((value) => value !== null);
   // "—" while the newest value is unknown (just seen): never a 0 nobody measured.
   const latest =
     newest === undefined ? null : `${newest === null ? '—' : formatValue(kind, newest)}${final ? ' at its end' : ''}`;
@@ -32,8 +34,8 @@ function ChartRow({ samples, kind, final }: { samples: readonly Sample[]; kind: 
       </figcaption>
       <div className="chart-body">
         <div className="chart-y" aria-hidden="true">
-          <span>{formatValue(kind, high)}</span>
-          <span>{formatValue(kind, Math.max(0, low))}</span>
+          <span>{measured ? formatValue(kind, high) : ''}</span>
+          <span>{measured ? formatValue(kind, Math.max(0, low)) : ''}</span>
         </div>
         <svg
           className={`chart-plot spark-${kind}`}
