@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadActivity } from '../src/actions/actions';
 import { ActivityPanel } from '../src/components/activity';
 import { useAppStore } from '../src/store/store';
-import { installFakeBridge, NOW, okReply, resetStoreEachTest } from './fixtures';
+import { installFakeBridge, makeSnapshot, NOW, okReply, resetStoreEachTest } from './fixtures';
 
 resetStoreEachTest();
 
@@ -69,5 +69,46 @@ describe('Activity', () => {
     expect(time?.textContent).toMatch(/^\d\d:\d\d:\d\d$/);
     expect(time?.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC[+-]\d\d:\d\d$/);
     expect(time?.getAttribute('dateTime')).toBe(new Date(NOW - 1000).toISOString());
+  });
+
+  it('reads its entries as prose: code spans, local times, paths from ~, nothing raw', async () => {
+    const home = '/home/ana';
+    const entries: ActivityEntry[] = [
+      {
+        atMs: NOW - 1000,
+        kind: 'run_end',
+        ok: false,
+        title: 'run `node /home/ana/work/app/server.js` ended at 2023-11-14T22:13:20.000Z',
+        message: 'cwd /home/ana/work/app was removed; see `treewarden history`',
+        classification: 'error',
+        runId: 'run-a',
+      },
+    ];
+    installFakeBridge((command) => okReply(command.type === 'getActivity' ? { entries } : {}));
+    act(() => useAppStore.getState().applySnapshot(makeSnapshot({ homeDir: home })));
+    render(<ActivityPanel />);
+    act(() => useAppStore.getState().setConnection({ status: 'open' }));
+    const latest = await screen.findByTestId('activity-latest');
+    await waitFor(() => expect(latest.textContent).toContain('~/work/app/server.js'));
+    for (const root of [
+      latest,
+      (() => {
+        fireEvent.click(screen.getByRole('button', { name: /Activity/, expanded: false }));
+        return document.querySelector('.outcome') as HTMLElement;
+      })(),
+    ]) {
+      expect(root.textContent).not.toMatch(/`|\/home\/ana|T22:13:20/);
+      expect([...root.querySelectorAll('code')].map((code) => code.textContent)).toEqual([
+        'node ~/work/app/server.js',
+        'treewarden history',
+      ]);
+      expect(
+        root.querySelector('.outcome-time ~ * time, .activity-latest-text time, .outcome-title time'),
+      ).not.toBeNull();
+    }
+    // The tooltip is the same sentence in plain text, from ~, without backticks.
+    expect(document.querySelector('.outcome-title')?.getAttribute('title')).toMatch(
+      /^run node ~\/work\/app\/server\.js ended at 2023-11-1[45] /,
+    );
   });
 });

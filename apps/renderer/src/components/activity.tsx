@@ -10,9 +10,11 @@ import type { Outcome } from '../store/types';
 import { ClassificationBadge } from './badges';
 import { ClockTime } from './clock-time';
 import { KillTimeline } from './kill-timeline';
+import { Prose, useProseTitle } from './prose';
 
 function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expanded: boolean; onToggle(): void }) {
   const dismiss = useAppStore((state) => state.dismissOutcome);
+  const proseTitle = useProseTitle();
   const refused =
     outcome.reports.some((report) => report.result === 'refused') || (!outcome.ok && outcome.kind === 'kill');
   return (
@@ -32,9 +34,9 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
           className="outcome-title"
           onClick={onToggle}
           aria-expanded={expanded}
-          title={outcome.title}
+          title={proseTitle(outcome.title)}
         >
-          {outcome.title}
+          <Prose text={outcome.title} />
         </button>
         {outcome.restored ? (
           <span className="muted outcome-source" title="Restored from the ledger after a reload">
@@ -46,7 +48,11 @@ function OutcomeItem({ outcome, expanded, onToggle }: { outcome: Outcome; expand
           ✕
         </button>
       </div>
-      {outcome.message ? <div className="outcome-message">{outcome.message}</div> : null}
+      {outcome.message ? (
+        <div className="outcome-message">
+          <Prose text={outcome.message} />
+        </div>
+      ) : null}
       {expanded
         ? outcome.reports.map((report) => (
             <KillTimeline
@@ -65,11 +71,12 @@ const EXPANDED_RECENT = 3;
 
 /** The newest outcome on one line: what the strip shows while the panel is folded. */
 function LatestLine({ outcome }: { outcome: Outcome }) {
+  const proseTitle = useProseTitle();
   return (
     <span
       className={`activity-latest ${outcome.ok ? 'good' : 'bad'}`}
       data-testid="activity-latest"
-      title={outcome.message ?? outcome.title}
+      title={proseTitle(outcome.message ?? outcome.title)}
     >
       <span className="outcome-time">
         <ClockTime atMs={outcome.atMs} />
@@ -78,8 +85,13 @@ function LatestLine({ outcome }: { outcome: Outcome }) {
         {outcome.ok ? '✓' : '✕'}
       </span>
       <span className="activity-latest-text">
-        {outcome.title}
-        {outcome.message ? ` — ${outcome.message}` : ''}
+        <Prose text={outcome.title} />
+        {outcome.message ? (
+          <>
+            {' — '}
+            <Prose text={outcome.message} />
+          </>
+        ) : null}
       </span>
       {outcome.classification ? <ClassificationBadge classification={outcome.classification} /> : null}
     </span>

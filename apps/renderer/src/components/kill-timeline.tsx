@@ -2,10 +2,11 @@
 import type { KillReport } from '@treewarden/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { describeKill } from '../actions/actions';
-import { formatOffset } from '../model/format';
+import { formatDuration, formatOffset } from '../model/format';
 import { describeKillStep } from '../model/kill-steps';
 import { describeStart, findStartedAtMs } from '../model/process-start';
 import { useAppStore } from '../store/store';
+import { Prose } from './prose';
 
 const REFUSED_HINT =
   'Nothing was signalled. The process you saw is not the one running now (it exited, or its pid was reused), or the host could not prove ownership. Pick the row again from a fresh view.';
@@ -43,10 +44,14 @@ export function KillTimeline({ report, omitError = false }: { report: KillReport
         <span className={`badge badge-kill-${report.result}`}>{report.result.replace('_', ' ')}</span>
         <span className="kill-summary">
           {describeKill(report)} · pid {report.target.pid} · {report.attempts} attempt{report.attempts === 1 ? '' : 's'}{' '}
-          · {Math.round(report.durationMs)} ms
+          · {formatDuration(report.durationMs, { precise: true })}
         </span>
       </div>
-      {report.error && !omitError ? <div className="kill-error">{report.error}</div> : null}
+      {report.error && !omitError ? (
+        <div className="kill-error">
+          <Prose text={report.error} />
+        </div>
+      ) : null}
       {report.result === 'refused' ? <div className="kill-hint">{REFUSED_HINT}</div> : null}
       {report.timeline.length > 0 ? (
         <ol className="timeline">

@@ -3,11 +3,15 @@
  * ticks it (never on load); a refusal is shown, not asked again. Hidden in Electron, whose main
  * process notifies on its own.
  */
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { browserNotifications } from '../hooks/use-leak-notifications';
 import { useAppStore } from '../store/store';
 
-export function NotifyToggle() {
+/**
+ * Memoised: it takes no props, and the sidebar around it renders on every poll, while reading the
+ * browser's notification permission costs a call into the browser each time (~1 ms an idle poll).
+ */
+export const NotifyToggle = memo(function NotifyToggle() {
   const electron = useAppStore((state) => state.connection.transport === 'electron');
   const on = useAppStore((state) => state.notifyLeaks);
   const setOn = useAppStore((state) => state.setNotifyLeaks);
@@ -33,4 +37,4 @@ export function NotifyToggle() {
       Notify me of new leaks
     </label>
   );
-}
+});

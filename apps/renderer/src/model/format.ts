@@ -21,9 +21,17 @@ export function formatPercent(percent: number): string {
 /**
  * The one duration format of the app: "0.3 s", "12 s", "4 min 05 s", "2 h 03 min", "2 d 04 h".
  * Under ten seconds keeps a tenth so a quick step never reads as "0 s".
+ *
+ * `precise` is the same format for the one place whose steps are milliseconds apart, the kill
+ * timeline: under a second in whole milliseconds ("12 ms": SIGTERM, the freeze and SIGKILL
+ * often fall inside one tenth, and a tenth would print them all as "0.0 s"), under ten seconds
+ * in hundredths ("2.01 s": the grace period's end against the SIGKILL after it), and from ten
+ * seconds on exactly what every other duration shows.
  */
-export function formatDuration(ms: number): string {
+export function formatDuration(ms: number, { precise = false }: { readonly precise?: boolean } = {}): string {
   const safe = Math.max(0, ms);
+  if (precise && safe < 1000) return `${Math.round(safe)} ms`;
+  if (precise && safe < 10_000) return `${(Math.floor(safe / 10) / 100).toFixed(2)} s`;
   if (safe === 0) return '0 s';
   if (safe < 10_000) return `${(Math.floor(safe / 100) / 10).toFixed(safe < 1000 || safe % 1000 >= 100 ? 1 : 0)} s`;
   const total = Math.floor(safe / 1000);
@@ -37,13 +45,13 @@ export function formatDuration(ms: number): string {
   return `${seconds} s`;
 }
 
-/** Countdown clock: 1:05, 0:09, 1:02:03. */
+/**
+ * Time left before a deadline, in the one duration format: "1 min 05 s", "9 s", "2 h 03 min".
+ * Rounded up to the whole second, so the countdown changes once a second as it ticks (a tenth
+ * would flicker between ticks) and never says "0 s" while time is left.
+ */
 export function formatCountdown(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
+  return formatDuration(Math.max(0, Math.ceil(ms / 1000)) * 1000);
 }
 
 export function formatClock(epochMs: number): string {
@@ -75,9 +83,9 @@ export function formatFullDateTime(epochMs: number): string {
   return `${day} ${formatClock(epochMs)} ${zone}`;
 }
 
-/** Offset inside a kill timeline, relative to its start: +0 ms, +2.01 s. */
+/** Offset inside a kill timeline, from its first step: "+0 ms", "+2.01 s", "+1 min 05 s". */
 export function formatOffset(ms: number): string {
-  return ms < 1000 ? `+${Math.round(ms)} ms` : `+${(ms / 1000).toFixed(2)} s`;
+  return `+${formatDuration(ms, { precise: true })}`;
 }
 
 function pad(value: number): string {

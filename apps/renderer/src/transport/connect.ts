@@ -3,6 +3,7 @@
  * events into the store. Lives outside React: components only read the store.
  */
 import { type BridgeApi, type HostEvent, TOKEN_QUERY_PARAM, WS_PATH } from '@treewarden/protocol';
+import { tickWithData } from '../store/clock';
 import type { AppStore } from '../store/store';
 import { findPreloadBridge, wrapPreloadBridge } from './electron-bridge';
 import { setBridge } from './host';
@@ -65,6 +66,35 @@ export function buildWebSocketUrl(location: Pick<Location, 'protocol' | 'host'>,
   return `${scheme}//${location.host}${WS_PATH}?${TOKEN_QUERY_PARAM}=${encodeURIComponent(token)}`;
 }
 
+/**
+ * Applies events that arrive together in one task: a poll sends its snapshot and its system diff
+ * as two messages (two tasks), and each would be its own React render, layout and paint of the
+ * same rows; the shared clock's tick joins them (store/clock). A batch waits for no more than the
+ * next turn of the event loop (`schedule`), so nothing is held back longer than that.
+ */
+export function createEventBatcher(
+  apply: (events: readonly HostEvent[]) => void,
+  schedule: (flush: () => void) => void = (flush) => setTimeout(flush, 0),
+): { push(event: HostEvent): void; cancel(): void } {
+  let queued: HostEvent[] = [];
+  let cancelled = false;
+  const flush = () => {
+    const events = queued;
+    queued = [];
+    if (!cancelled) apply(events);
+  };
+  return {
+    push(event) {
+      queued.push(event);
+      if (queued.length === 1) schedule(flush);
+    },
+    cancel() {
+      cancelled = true;
+      queued = [];
+    },
+  };
+}
+
 /** Connects the store to its host; returns a function that disconnects. */
 export function connectStore(store: AppStore, onOpen: () => void): () => void {
   const preload = findPreloadBridge();
@@ -96,8 +126,13 @@ export function connectStore(store: AppStore, onOpen: () => void): () => void {
     close = () => ws.close();
   }
   setBridge(bridge);
-  const unsubscribe = bridge.onEvent((event) => routeEvent(store, event));
+  const batch = createEventBatcher((events) => {
+    if (events.some((event) => event.type === 'snapshot' || event.type === 'systemDiff')) tickWithData();
+    for (const event of events) routeEvent(store, event);
+  });
+  const unsubscribe = bridge.onEvent((event) => batch.push(event));
   return () => {
+    batch.cancel();
     unsubscribe();
     close();
     setBridge(null);

@@ -187,14 +187,17 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       ...(context.port.cgroup === undefined ? {} : { capabilities: { cgroup: context.port.cgroup } }),
       homeDir: HOME_DIR,
     });
-    context.emit({ type: 'snapshot', snapshot });
+    // The system diff is made before either is sent, so the two go out back to back: a UI applies
+    // what arrives together in one render (the renderer's event batch), not two renders per poll.
+    let diff: ReturnType<typeof diffSystem> | null = null;
     if (watching && context.systemWatchers.size > 0) {
       const listeningOf = portScope === 'all' ? portWatch.listeningOf : undefined;
       const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values(), listeningOf);
-      const diff = diffSystem(context.systemTable, nodes);
+      diff = diffSystem(context.systemTable, nodes);
       context.systemTable = nodes;
-      context.emit({ type: 'systemDiff', ...diff });
     }
+    context.emit({ type: 'snapshot', snapshot });
+    if (diff !== null) context.emit({ type: 'systemDiff', ...diff });
   }
 
   let dueAt = Number.POSITIVE_INFINITY;
