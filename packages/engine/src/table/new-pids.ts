@@ -8,7 +8,7 @@
  * the four readings around two listings are not in order, the allocator wrapped somewhere in
  * between, the difference cannot be trusted, and the caller reads children exactly instead.
  * (A whole cycle of pid_max allocations between two readings, about a second apart, would also
- * look in order; the watcher's full scan resets this every FULL_SCAN_INTERVAL_MS, bounding it.)
+ * look in order; the watcher's safety-net full scan every FULL_SCAN_INTERVAL_MS bounds it.)
  */
 import { readlinkSync } from 'node:fs';
 import { listPids, readProcText } from './linux-stat.js';
@@ -94,4 +94,13 @@ export function createNewPidWatch(sources: PidSources = procSources): NewPidWatc
       last = null;
     },
   };
+}
+
+/**
+ * Whether this process can tell new pids at all (the cursor is readable and /proc is its own pid
+ * namespace's). Without it every look answers null, so a caller relying on the watch to find new
+ * processes must fall back to reading all of them.
+ */
+export function newPidWatchAvailable(): boolean {
+  return procSources.cursor() !== null;
 }
