@@ -12,7 +12,7 @@
  */
 
 import { readChildPids } from '../../table/linux-children.js';
-import { buildEntry, type IdentityCache } from '../../table/linux-entry.js';
+import { buildEntry, type IdentityCache, readUid } from '../../table/linux-entry.js';
 import { createNewPidWatch, type NewPids } from '../../table/new-pids.js';
 import { createNamespaceInitCache, type NamespaceInitCache } from '../../table/pid-namespace-init.js';
 import type { ProcessEntry, ProcessTable } from '../../table/types.js';
@@ -85,6 +85,8 @@ interface ReadState {
   /** Processes new since the last look, judged as seeds (null: unknown, or no seed test). */
   readonly newPids: NewPids;
   readonly isSeed: ((entry: ProcessEntry) => boolean) | null;
+  /** Only this user's new processes can be seeds: another's is skipped before its argv is read. */
+  readonly seedUid: number | undefined;
   /** Filled by the read: the entries of the new processes it judged. */
   readonly fresh: ProcessEntry[];
   readonly derivation: Derivation | null;
@@ -158,7 +160,8 @@ function readFocused(
       continue;
     }
     const stat = statOf(pid, stats);
-    const entry = stat === null ? null : buildEntry(pid, stat, cache, false);
+    if (stat === null || (state.seedUid !== undefined && readUid(pid) !== state.seedUid)) continue;
+    const entry = buildEntry(pid, stat, cache, false);
     if (entry === null) continue;
     state.fresh.push(entry);
     if (!isSeed(entry) || entries.size >= MAX_FOCUSED_PROCESSES) {
@@ -190,6 +193,7 @@ export function readFocusedTable(
     stats: new Map(),
     newPids: null,
     isSeed: null,
+    seedUid: undefined,
     fresh: [],
     derivation: null,
     adopters: adopterSet(adopters),
@@ -230,6 +234,7 @@ export function createFocusedReader(
   hasEvidence: (entry: ProcessEntry) => boolean,
   cache: IdentityCache,
   isSeed: ((entry: ProcessEntry) => boolean) | null = null,
+  seedUid?: number,
 ): FocusedReader {
   const watch = createNewPidWatch();
   const namespaceInits = createNamespaceInitCache();
@@ -258,6 +263,7 @@ export function createFocusedReader(
         stats,
         newPids,
         isSeed,
+        seedUid,
         fresh: [],
         derivation,
         adopters: adopterSet(adopters),

@@ -172,6 +172,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
     evidence,
     cache,
     incremental ? (entry) => isNewRootSeed(entry, scanContext) : null,
+    uid,
   );
   let lastFullAt = Number.NEGATIVE_INFINITY;
   let lastStoreAt = Number.NEGATIVE_INFINITY;
