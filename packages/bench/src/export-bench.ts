@@ -1,17 +1,18 @@
 /**
  * `treewarden export` as a dev box runs it: the real CLI in its own process (its host's poller and
- * agent observer), ten live fake Claude sessions, the machine loaded to ~1,000 and then ~5,000
- * processes. Measures GET /metrics latency (wall time of a whole loopback request, median and p95)
- * and the exporter's idle CPU (its utime + stime from /proc over a quiet window, no scrapes).
+ * agent observer), the machine loaded to ~1,000 and then ~5,000 processes. Measures the exporter's
+ * idle CPU (its utime + stime from /proc over a quiet window, no scrapes) with no session, then
+ * with ten live fake sessions of five agents (issue 30), and GET /metrics latency (wall time of a
+ * whole loopback request, median and p95).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { clockTicks, createLinuxReader } from '@treewarden/engine';
-import { endFakeSession, type FakeSession, startFakeSession } from './fake-session.js';
+import { AGENT_STUBS, endFakeSession, type FakeSession, startFakeSession } from './fake-session.js';
 import { createLoad } from './pause-load.js';
 import { formatMs, markdownTable, median, sleep } from './util.js';
 
@@ -20,6 +21,8 @@ const FAKE_CLAUDE = fileURLToPath(import.meta.resolve('@treewarden/engine/fixtur
 const SESSIONS = 10;
 /** What fake-claude.mjs reports: its root and its children (agent-bench waits for the same). */
 const SESSION_REPORTS = 5;
+/** A fake session's processes (its reports and the two `sh -c` shells that report nothing). */
+const SESSION_PROCESSES = 7;
 const SESSION_READY_MS = 60_000;
 const SESSION_LIFETIME_MS = 900_000;
 const SMALL_LOAD = 1_000;
@@ -82,8 +85,20 @@ async function scrapeTimes(url: string): Promise<{ median: number; p95: number; 
   return { median: median(times), p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0, bytes };
 }
 
+/** Live sessions of every agent the exporter counts. */
 function liveSessionsIn(text: string): number {
-  return Number(/^treewarden_agent_sessions\{agent="claude-code",state="live"\} (\S+)$/m.exec(text)?.[1] ?? '0');
+  let live = 0;
+  for (const match of text.matchAll(/^treewarden_agent_sessions\{agent="[^"]+",state="live"\} (\S+)$/gm))
+    live += Number(match[1]);
+  return live;
+}
+
+/** The exporter's CPU over IDLE_WINDOW_MS after IDLE_SETTLE_MS more of settling, % of a core. */
+async function idlePercentOf(pid: number, ticks: number): Promise<number> {
+  await sleep(IDLE_SETTLE_MS);
+  const before = cpuMsOf(pid, ticks);
+  await sleep(IDLE_WINDOW_MS);
+  return ((cpuMsOf(pid, ticks) - before) / IDLE_WINDOW_MS) * 100;
 }
 
 export async function runExportBench(): Promise<string> {
@@ -94,6 +109,14 @@ export async function runExportBench(): Promise<string> {
   const sessions: FakeSession[] = [];
   let exporter: ChildProcess | null = null;
   try {
+    await load.startFlat(
+      Math.max(0, SMALL_LOAD - SESSIONS * SESSION_PROCESSES - createLinuxReader().snapshot().entries.size),
+    );
+    const started = await startExport(home);
+    exporter = started.child;
+    const pid = exporter.pid as number;
+    const idleNone = await idlePercentOf(pid, ticks);
+    const loadNone = loadavg()[0] ?? 0;
     for (let index = 0; index < SESSIONS; index += 1)
       sessions.push(
         await startFakeSession({
@@ -102,20 +125,15 @@ export async function runExportBench(): Promise<string> {
           reports: SESSION_REPORTS,
           readyMs: SESSION_READY_MS,
           lifetimeMs: SESSION_LIFETIME_MS,
+          stub: (AGENT_STUBS[index % AGENT_STUBS.length] as (typeof AGENT_STUBS)[number]).stub,
         }),
       );
-    await load.startFlat(Math.max(0, SMALL_LOAD - createLinuxReader().snapshot().entries.size));
-    const started = await startExport(home);
-    exporter = started.child;
     await sleep(SETTLE_MS);
     const small = createLinuxReader().snapshot().entries.size;
     const live = liveSessionsIn(await (await fetch(started.url)).text());
     const smallTimes = await scrapeTimes(started.url);
-    const pid = exporter.pid as number;
-    await sleep(IDLE_SETTLE_MS);
-    const before = cpuMsOf(pid, ticks);
-    await sleep(IDLE_WINDOW_MS);
-    const idlePercent = ((cpuMsOf(pid, ticks) - before) / IDLE_WINDOW_MS) * 100;
+    const idlePercent = await idlePercentOf(pid, ticks);
+    const loadSessions = loadavg()[0] ?? 0;
     await load.startFlat(Math.max(0, LARGE_LOAD - createLinuxReader().snapshot().entries.size));
     await sleep(SETTLE_MS);
     const large = createLinuxReader().snapshot().entries.size;
@@ -133,12 +151,17 @@ export async function runExportBench(): Promise<string> {
         verdict(largeTimes.median, TARGET_LARGE_MS),
       ],
       [
-        `\`export\` idle at ${small} processes, % of a core (${IDLE_WINDOW_MS / 1000} s after ${IDLE_SETTLE_MS / 1000} s more of settling, no scrapes)`,
+        `\`export\` idle at ~${SMALL_LOAD} processes, no session, % of a core (${IDLE_WINDOW_MS / 1000} s after ${IDLE_SETTLE_MS / 1000} s of settling, no scrapes)`,
+        idleNone.toFixed(2),
+        `${verdict(idleNone, TARGET_IDLE_CPU_PERCENT)} (load ${loadNone.toFixed(1)})`,
+      ],
+      [
+        `\`export\` idle at ${small} processes, ${live} live sessions of ${AGENT_STUBS.length} agents, % of a core (same window)`,
         idlePercent.toFixed(2),
-        verdict(idlePercent, TARGET_IDLE_CPU_PERCENT),
+        `${verdict(idlePercent, TARGET_IDLE_CPU_PERCENT)} (load ${loadSessions.toFixed(1)})`,
       ],
     ];
-    return `The real \`treewarden export\` process, ${SESSIONS} live fake Claude sessions.\n\n${markdownTable(['measure', 'value', 'note'], rows)}`;
+    return `The real \`treewarden export\` process; ${SESSIONS} live fake sessions (${AGENT_STUBS.map((a) => a.agent).join(', ')}; two each) once the no-session window is measured.\n\n${markdownTable(['measure', 'value', 'note'], rows)}`;
   } finally {
     if (exporter !== null && exporter.exitCode === null) exporter.kill('SIGTERM');
     for (const session of sessions) endFakeSession(session);

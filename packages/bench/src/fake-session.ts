@@ -27,13 +27,24 @@ export interface FakeSessionOptions {
   readonly readyMs: number;
   readonly lifetimeMs: number;
   readonly env?: Readonly<Record<string, string>>;
+  /** The stub's path in the dir, which gives the agent's argv shape (default: Claude's cli.js). */
+  readonly stub?: string;
 }
+
+/** Stub paths of five agents' npm launch shapes (the built-in rules recognise each by `node STUB`). */
+export const AGENT_STUBS: readonly { readonly agent: string; readonly stub: string }[] = [
+  { agent: 'claude-code', stub: 'node_modules/@anthropic-ai/claude-code/cli.js' },
+  { agent: 'codex', stub: 'node_modules/@openai/codex/bin/codex.js' },
+  { agent: 'gemini', stub: 'node_modules/@google/gemini-cli/dist/index.js' },
+  { agent: 'qwen-code', stub: 'node_modules/@qwen-code/qwen-code/cli.js' },
+  { agent: 'copilot', stub: 'node_modules/@github/copilot/npm-loader.js' },
+];
 
 const REPORT_POLL_MS = 50;
 
 export async function startFakeSession(options: FakeSessionOptions): Promise<FakeSession> {
   const dir = mkdtempSync(join(tmpdir(), `tw-${options.label}-bench-`));
-  const stub = join(dir, 'node_modules/@anthropic-ai/claude-code/cli.js');
+  const stub = join(dir, options.stub ?? 'node_modules/@anthropic-ai/claude-code/cli.js');
   mkdirSync(join(stub, '..'), { recursive: true });
   writeFileSync(stub, `import(${JSON.stringify(pathToFileURL(options.fixture).href)});\n`);
   const report = join(dir, 'report.jsonl');

@@ -34,7 +34,7 @@ export {
   MAX_FOCUSED_PROCESSES,
   readFocusedTable,
 } from './observe/focused-table.js';
-export { readFullTable, sessionRelatedPids } from './observe/full-table.js';
+export { isNewRootSeed, readFullTable, sessionRelatedPids } from './observe/full-table.js';
 export {
   type AgentObservation,
   findSubreapers,
@@ -48,7 +48,9 @@ export {
   type AgentEvent,
   type AgentWatcher,
   createAgentWatcher,
+  FULL_SCAN_FALLBACK_INTERVAL_MS,
   FULL_SCAN_INTERVAL_MS,
+  STORE_READ_INTERVAL_MS,
   WATCH_TICK_MS,
 } from './observe/watcher.js';
 export {

@@ -4,8 +4,10 @@
  * rarely, and the real /proc for a fork (a new process is new; the listing before is the control).
  */
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { createNewPidWatch, parseAllocatorCursor } from '../../src/table/new-pids.js';
+import { createNewPidWatch, MAX_PROBED_PIDS, parseAllocatorCursor } from '../../src/table/new-pids.js';
 import { useProcessTracker } from '../helpers/index.js';
 
 const tracker = useProcessTracker();
@@ -50,6 +52,52 @@ describe('new pids', () => {
     expect(during.next()).toEqual([40]); // Control: two looks in order, trusted again.
     const unreadable = scripted([], [[10]]);
     expect(unreadable.next()).toBeNull();
+  });
+
+  it('probes the few pids allocated since the last look instead of listing, never a thread’s id', () => {
+    let listings = 0;
+    const cursors = [100, 101, 105, 106, 106 + MAX_PROBED_PIDS + 1, 106 + MAX_PROBED_PIDS + 2];
+    let cursor = 0;
+    const watch = createNewPidWatch({
+      cursor: () => cursors[cursor++] ?? null,
+      list: () => {
+        listings += 1;
+        return listings === 1 ? [10, 101] : [10, 101, 103, 105, 130];
+      },
+      // 102 is gone, 104 is a thread of 103.
+      isProcess: (pid) => [101, 103, 105, 130].includes(pid),
+    });
+    expect(watch.next()).toBeNull();
+    expect(watch.lastMode).toBe('listed');
+    // 101…105: 101 was listed already; 103 and 105 are new; the thread id 104 is no process.
+    expect(watch.next()).toEqual([103, 105]);
+    expect(watch.lastMode).toBe('probed');
+    expect(listings).toBe(1);
+    // More than MAX_PROBED_PIDS allocated since: one listing, against what was listed and probed.
+    expect(watch.next()).toEqual([130]);
+    expect(watch.lastMode).toBe('listed');
+  });
+
+  it('never answers a thread of a real process as a new pid, and sees a real fork', async () => {
+    const tids = () => new Set(readdirSync('/proc/self/task').map(Number));
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const watch = createNewPidWatch();
+      watch.next();
+      const threadsBefore = tids();
+      const worker = new Worker('setInterval(() => {}, 1000);', { eval: true });
+      await new Promise((resolve) => worker.once('online', resolve));
+      const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+      tracker.trackChild(child);
+      const newThreads = [...tids()].filter((tid) => !threadsBefore.has(tid));
+      const fresh = watch.next();
+      await worker.terminate();
+      if (fresh === null) continue; // A wrap between the looks.
+      expect(newThreads.length).toBeGreaterThan(0);
+      expect(fresh).toContain(child.pid);
+      for (const tid of newThreads) expect(fresh).not.toContain(tid);
+      return;
+    }
+    throw new Error('every look pair straddled a pid wrap');
   });
 
   it('parses the cursor from /proc/loadavg', () => {

@@ -1,6 +1,7 @@
 /**
  * Agent sessions, observed inside the poll worker: one engine watcher per state dir (its focused
- * per-tick read, a full table only every FULL_SCAN_INTERVAL_MS), so the host's main thread never
+ * per-tick read, which also judges the processes new since the last tick, and a safety-net full
+ * table only every FULL_SCAN_INTERVAL_MS), so the host's main thread never
  * reads /proc for agents. Each tick answers the sessions as protocol rows, the leaks with their
  * evidence, and the live entries of every session process (the host turns them into tree nodes).
  */

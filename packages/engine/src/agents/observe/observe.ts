@@ -148,7 +148,10 @@ export function adoptRelaunched(live: readonly LiveSession[], remembered: readon
   });
 }
 
-/** Judges `table` against `remembered` and writes what changed. `full`: a whole-machine table (else a focused one). */
+/**
+ * Judges `table` against `remembered` and writes what changed. `full`: a whole-machine table (else
+ * a focused one). `readPorts`: read the members' listening sockets (default: on full tables).
+ */
 export function observeTable(
   context: ObserveContext,
   table: ProcessTable,
@@ -156,6 +159,7 @@ export function observeTable(
   storeProblems: readonly StoreProblem[],
   full: boolean,
   subreapers: ReadonlySet<number>,
+  { readPorts = full }: { readonly readPorts?: boolean } = {},
 ): AgentObservation {
   const now = context.now ?? Date.now();
   const uid = context.uid ?? currentUid();
@@ -176,8 +180,10 @@ export function observeTable(
   };
   const markers = collectMarkers(recognition);
   // A focused table holds every remembered live tree, so recognition is valid on it too; sockets
-  // (the dev-server role) are only read on full scans, and a role once seen is kept meanwhile.
-  const recognised = full ? recogniseWithPorts(context, recognition, markers) : recogniseSessions(recognition, markers);
+  // (the dev-server role) are read only when asked, and a role once seen is kept meanwhile.
+  const recognised = readPorts
+    ? recogniseWithPorts(context, recognition, markers)
+    : recogniseSessions(recognition, markers);
   const live = adoptHookIds(adoptRelaunched(recognised, remembered), remembered);
   const result: RememberResult = rememberObserved(remembered, live, table, now);
   // As written: another observer's members and ends folded in, so this tick judges with them too.

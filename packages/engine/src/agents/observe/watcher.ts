@@ -1,13 +1,18 @@
 /**
- * The headless observer behind `treewarden watch` (and, next, the host): a full table read at start
- * and every FULL_SCAN_INTERVAL_MS to find new sessions; between them, focused reads that follow
- * new orphans and the remembered sessions only. Each tick returns the events it saw.
+ * The headless observer behind `treewarden watch` and the host: a full table read at start, then
+ * focused reads that follow new orphans, the remembered sessions, and the processes forked since
+ * the last tick (new-pids.ts), judged as seeds of new sessions, so a new session is found by the
+ * next tick. A full read stays as a safety net every FULL_SCAN_INTERVAL_MS, for what a pid
+ * difference cannot show: a process that exec()s into an agent under its old pid (or forked while
+ * still a shell and exec'd after the tick judged it), and a pid wrap (the watch then answers null
+ * and this tick reads everything). Each tick returns the events it saw.
  */
 
 import { type EventStream, followContainerEvents } from '../../containers/engine-events.js';
 import { findEngineSocket } from '../../containers/engine-socket.js';
 import type { IdentityCache } from '../../table/linux-entry.js';
 import { createLinuxReader } from '../../table/linux-reader.js';
+import { newPidWatchAvailable } from '../../table/new-pids.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
 import type { AgentLeak } from '../leaks/find-leaks.js';
 import { readSessionContainers, type SessionContainer } from '../leaks/session-containers.js';
@@ -17,11 +22,23 @@ import type { HookCleanup, StoredSession } from '../sessions/store-schema.js';
 import { ContainerAttributor } from './container-attribution.js';
 import { withStoredMembersOfEnding } from './ending-members.js';
 import { createFocusedReader, hasMarkers } from './focused-table.js';
-import { readFullTable } from './full-table.js';
+import { isNewRootSeed, readFullTable } from './full-table.js';
 import { type AgentObservation, currentUid, findSubreapers, type ObserveContext, observeTable } from './observe.js';
 
-/** New sessions are found by a full read this often; leaks of known ones are followed every tick. */
-export const FULL_SCAN_INTERVAL_MS = 10_000;
+/**
+ * The safety-net full read: new sessions are found each tick from the new pids; this finds only an
+ * exec() into an agent under an old pid (and bounds a whole pid cycle between two ticks). At ~1,000
+ * processes a full read costs ~33 ms of CPU: every 10 s that was ~0.33 % of a core, two thirds of
+ * the 0.5 % idle budget; every 60 s it is ~0.06 %. An exec'd agent is found within a minute.
+ */
+export const FULL_SCAN_INTERVAL_MS = 60_000;
+/** Without a new-pid watch (no readable pid cursor, e.g. another namespace's /proc) full reads find new sessions, this often. */
+export const FULL_SCAN_FALLBACK_INTERVAL_MS = 10_000;
+/**
+ * The session store is re-read this often (another observer, a hook, may have written), the engine
+ * socket looked for, and members' listening sockets read (the dev-server role).
+ */
+export const STORE_READ_INTERVAL_MS = 10_000;
 /** Default time between ticks: a leak shows within about this long after its session died. */
 export const WATCH_TICK_MS = 1000;
 
@@ -43,7 +60,10 @@ export interface AgentWatcher {
 }
 
 export interface WatcherOptions extends ObserveContext {
+  /** Default FULL_SCAN_INTERVAL_MS, or FULL_SCAN_FALLBACK_INTERVAL_MS without a new-pid watch. */
   readonly fullScanIntervalMs?: number;
+  /** Whether new pids are judged each tick (default: when the pid cursor is readable). */
+  readonly newPidSeeds?: boolean;
   /**
    * Container attribution: the engine socket to follow (default: found on each full scan; null:
    * never). With no socket nothing is opened, so machines without containers pay only a stat.
@@ -86,10 +106,13 @@ function containerFollower(options: WatcherOptions) {
   };
   return {
     containers: () => latest,
-    /** `full`: a full scan, the only time a socket is looked for (a stat per 10 s when none exists). */
-    sessions(sessions: readonly StoredSession[], full: boolean): void {
+    /**
+     * `look`: the only time a socket is looked for (a stat per STORE_READ_INTERVAL_MS when none
+     * exists); `relist`: list the sessions' containers again (a full scan, a session set changed).
+     */
+    sessions(sessions: readonly StoredSession[], look: boolean, relist: boolean): void {
       if (attributor === null) {
-        if (!full) return;
+        if (!look) return;
         const socketPath = options.engineSocket === undefined ? findEngineSocket() : options.engineSocket;
         if (socketPath === null) return;
         socket = socketPath;
@@ -119,7 +142,7 @@ function containerFollower(options: WatcherOptions) {
         .setSessions(sessions)
         .catch(() => undefined)
         .then(() => {
-          if (full) refresh();
+          if (relist) refresh();
         });
     },
     close(): void {
@@ -130,7 +153,9 @@ function containerFollower(options: WatcherOptions) {
 }
 
 export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
-  const interval = options.fullScanIntervalMs ?? FULL_SCAN_INTERVAL_MS;
+  const incremental = options.newPidSeeds ?? newPidWatchAvailable();
+  const interval = options.fullScanIntervalMs ?? (incremental ? FULL_SCAN_INTERVAL_MS : FULL_SCAN_FALLBACK_INTERVAL_MS);
+  const storeInterval = Math.min(interval, STORE_READ_INTERVAL_MS);
   const uid = options.uid ?? currentUid();
   const cache: IdentityCache = new Map();
   // Its own cwd-less reader: argv and uid stay cached across full scans, and cwd is read only for
@@ -143,25 +168,39 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
   let remembered: StoredSession[] | null = null;
   let storeProblems: StoreProblem[] = [];
   const evidence = hasMarkers(options.readMarkers as MarkerReader);
-  const focusedReader = createFocusedReader(evidence, cache);
+  const focusedReader = createFocusedReader(
+    evidence,
+    cache,
+    incremental ? (entry) => isNewRootSeed(entry, scanContext) : null,
+    uid,
+  );
   let lastFullAt = Number.NEGATIVE_INFINITY;
+  let lastStoreAt = Number.NEGATIVE_INFINITY;
   let subreapers = new Set<number>();
   let liveRoots: readonly ProcessIdentity[] = [];
   const containers = containerFollower(options);
   // Live session ids as the last tick saw them.
   let followed: ReadonlySet<string> = new Set();
+  // The session ids the containers were last listed for.
+  let listedFor = '';
   return {
     liveRoots: () => liveRoots,
     close: () => containers.close(),
     containers: () => containers.containers(),
     tick(now = Date.now()) {
-      const full = now - lastFullAt >= interval;
-      // The store is re-read on full scans only (other observers, e.g. the CLI, may have written);
-      // between them this watcher's own last view is current, and re-parsing every file each tick is waste.
-      if (full || remembered === null) {
+      // The look comes before any read, a full one too: the next tick's new pids start here.
+      const newPids = incremental ? focusedReader.look() : [];
+      // No trusted difference (first look, a pid wrap): only a full read is exact.
+      const full = now - lastFullAt >= interval || newPids === null;
+      const storeTick = full || now - lastStoreAt >= storeInterval;
+      // The store is re-read every STORE_READ_INTERVAL_MS (other observers, e.g. the CLI or a
+      // hook, may have written); between reads this watcher's own last view is current, and
+      // re-parsing every file each tick is waste.
+      if (storeTick || remembered === null) {
         const store = readSessions(options.stateRoot);
         remembered = store.sessions;
         storeProblems = store.problems;
+        lastStoreAt = now;
       }
       let table = full
         ? readFullTable(fullReader, remembered, scanContext)
@@ -171,6 +210,7 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
       const folded = full ? null : withStoredMembersOfEnding(options.stateRoot, remembered, table);
       if (folded !== null) {
         remembered = folded;
+        focusedReader.repeatLook();
         table = focusedReader.read(remembered, subreapers);
       }
       if (full) {
@@ -179,10 +219,22 @@ export function createAgentWatcher(options: WatcherOptions): AgentWatcher {
         // missed (a whole pid cycle between two ticks) lasts at most one full-scan interval.
         focusedReader.reset();
         subreapers = findSubreapers(table, uid);
+        // The focused reads' identities of processes gone since (argv kept per pid otherwise grows).
+        for (const pid of cache.keys()) if (!table.entries.has(pid)) cache.delete(pid);
+      } else {
+        // A subreaper started since (`systemd --user` at a login) adopts orphans from now on.
+        const fresh = focusedReader.lastNew;
+        if (fresh.length > 0)
+          for (const pid of findSubreapers({ entries: new Map(fresh.map((e) => [e.pid, e])), readAtMs: now }, uid))
+            subreapers.add(pid);
       }
-      const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers);
+      const observation = observeTable({ ...options, now }, table, remembered, storeProblems, full, subreapers, {
+        readPorts: storeTick,
+      });
       remembered = [...observation.sessions];
-      containers.sessions(remembered, full);
+      const sessionSet = remembered.map((session) => session.id).join(' ');
+      containers.sessions(remembered, storeTick, full || sessionSet !== listedFor);
+      listedFor = sessionSet;
       // The agent's own processes, not just the root: a launcher that dies first (Codex's npm shim,
       // Gemini's relaunch) leaves the agent working, and its end is what makes leftovers news.
       // And the root of every session not yet ended, recognised this tick or not: Codex's launcher,
