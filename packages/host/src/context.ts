@@ -31,6 +31,11 @@ export interface HostContext {
   /** Held leases by name (the app lease, the scenarios lease, named leases from the UI). */
   readonly leasesByName: Map<string, Promise<HostLease>>;
   readonly released: Map<string, ReleasedLease>;
+  /**
+   * Runs whose leaks a clean-up is ending right now: not settled as ended until its kill records
+   * are in the ledger, so the end says who ended them, not "its last process exited".
+   */
+  readonly cleaningRuns: Set<string>;
   /** Scenarios still running (interrupted when the host closes). */
   readonly scenarios: Set<HostScenario>;
   /** Clients currently showing the system-wide table. */

@@ -77,6 +77,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     runs: new Map(),
     leasesByName: new Map(),
     released: new Map(),
+    cleaningRuns: new Set(),
     scenarios: new Set(),
     systemWatchers: new Set(),
     systemPortWatchers: new Set(),

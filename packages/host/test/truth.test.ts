@@ -175,6 +175,41 @@ describe('engine host: runs of other holders', () => {
     },
     SLOW_TEST_MS,
   );
+
+  it(
+    'a poll that sees the last process go during the clean-up still records who ended the run',
+    async () => {
+      const held = await startHolder(tracker, 'run-forever.mjs', ['worker'], 1);
+      home = held.home;
+      const port = createEnginePort({ stateDir: held.home });
+      let started: EngineHost | null = null;
+      // The race a loaded machine produced: the target dies (here: SIGKILL) and polls run before
+      // the clean-up's kill record is written. They must not settle the run as "exited".
+      const racing = {
+        ...port,
+        async killTree(...args: Parameters<typeof port.killTree>) {
+          const [target] = args;
+          killNow(target.pid);
+          await pollUntil(() => !isRunning(target.pid), { deadlineMs: EVENT_WAIT_MS, description: 'the target gone' });
+          await started?.pollNow();
+          await started?.pollNow();
+          return port.killTree(...args);
+        },
+      };
+      host = createEngineHost({ port: racing, pollIntervalMs: 250 });
+      started = host;
+      host.onEvent((event) => events.push(event));
+      await waitForRun(events, held.runId, (run) => run.phase === 'running', 'the CLI run');
+      killNow(held.guardianPid);
+      killNow(held.holderPid);
+      await waitForRun(events, held.runId, (run) => run.unsupervised && run.leakedCount > 0, 'the unsupervised leak');
+      expectOk(await host.handle({ type: 'cleanOrphans', runId: held.runId }));
+      const ended = await waitForRun(events, held.runId, (run) => run.phase === 'ended', 'the run to end');
+      expect(ended.endReason).toMatch(/its processes were ended by the Treewarden app/);
+      expect(runEnds(held.home, held.runId)).toBe(1);
+    },
+    SLOW_TEST_MS,
+  );
 });
 
 describe('engine host: clean-up scope and launch failures', () => {

@@ -191,16 +191,22 @@ function topsOf(leaked: readonly LeakedProcess[]): ProcessIdentity[] {
  * members of ended or unsupervised runs), of one run or all. Unregistered trees — a run cookie
  * this state dir never recorded — only on an explicit ask, as `treewarden orphans --clean --all`.
  */
-async function collectLeaked(context: HostContext, command: CommandOf<'cleanOrphans'>): Promise<LeakedProcess[]> {
+async function collectLeaked(
+  context: HostContext,
+  command: CommandOf<'cleanOrphans'>,
+): Promise<{ readonly processes: LeakedProcess[]; readonly runIds: Set<string> }> {
   // A fresh scan: the periodic one may be seconds old, and cleaning acts on what is true now.
   await scanLeaks(context);
-  return collectLeaks(context.runs.values(), context.orphans)
+  const leaks = collectLeaks(context.runs.values(), context.orphans)
     .filter((orphan) => command.runId === undefined || orphan.runId === command.runId)
-    .filter((orphan) => orphan.kind === 'over' || command.includeUnregistered === true)
-    .map((orphan) => ({
+    .filter((orphan) => orphan.kind === 'over' || command.includeUnregistered === true);
+  return {
+    processes: leaks.map((orphan) => ({
       identity: { pid: orphan.process.pid, startTime: orphan.process.startTime },
       ppid: orphan.process.ppid,
-    }));
+    })),
+    runIds: new Set(leaks.flatMap((orphan) => (orphan.runId === null ? [] : [orphan.runId]))),
+  };
 }
 
 export async function handleCleanOrphans(
@@ -208,8 +214,14 @@ export async function handleCleanOrphans(
   command: CommandOf<'cleanOrphans'>,
 ): Promise<CommandResult<'cleanOrphans'>> {
   const kills: KillReport[] = [];
-  for (const target of topsOf(await collectLeaked(context, command))) {
-    kills.push(await killOne(context, target, 'orphan_clean'));
+  const { processes, runIds } = await collectLeaked(context, command);
+  // A poll meanwhile would see the last process gone before its kill record is written and
+  // settle the run as "its last process exited": held back until this clean-up's records are in.
+  for (const runId of runIds) context.cleaningRuns.add(runId);
+  try {
+    for (const target of topsOf(processes)) kills.push(await killOne(context, target, 'orphan_clean'));
+  } finally {
+    for (const runId of runIds) context.cleaningRuns.delete(runId);
   }
   // Look again at once: the banner and the counts must not show what was just ended as alive.
   if (kills.length > 0) await scanLeaks(context);

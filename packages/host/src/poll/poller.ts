@@ -78,6 +78,7 @@ export function toOrphanView(orphan: Orphan): OrphanView {
  */
 export async function scanLeaks(context: HostContext): Promise<void> {
   const stillAlive = (runId: string) => {
+    if (context.cleaningRuns.has(runId)) return true;
     const record = context.runs.get(runId);
     return record !== undefined && liveMembers(record) > 0;
   };
