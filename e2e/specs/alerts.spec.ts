@@ -16,7 +16,7 @@ import { type FakeClaude, startFakeClaude, startTimeOf } from '../support/fake-a
 import { expect, test } from '../support/fixtures';
 import { clippedButtons } from '../support/layout-checks';
 
-/** New sessions are found by the observer's full scan (every 10 s); the alert by the judgement after it. */
+/** New sessions are found on the observer's next tick (new pids each poll); the alert by the judgement after it. */
 const ALERT_SHOWN_TIMEOUT_MS = 60_000;
 const TRIM_TIMEOUT_MS = 45_000;
 const MCP_SETS = 3;

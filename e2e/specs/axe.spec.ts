@@ -17,7 +17,7 @@ import { rows } from '../support/ui';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'];
 const BLOCKING = new Set(['serious', 'critical']);
-/** New sessions are found by the observer's full scan (every 10 s); a leak or alert by the judgement after it. */
+/** New sessions are found on the observer's next tick (new pids each poll); a leak or alert by the judgement after it. */
 const SESSION_TIMEOUT_MS = 60_000;
 const LEAK_SCAN_TIMEOUT_MS = 60_000;
 

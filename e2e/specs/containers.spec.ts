@@ -12,7 +12,7 @@ import { docker, ensureTestImage, requireTestEngine } from '../../test-support/d
 import { type ContainerAgent, startContainerAgent } from '../support/container-agent';
 import { expect, test } from '../support/fixtures';
 
-/** New sessions are found by the observer's full scan (every 10 s); a loaded machine takes longer. */
+/** New sessions are found on the observer's next tick (new pids each poll); a loaded machine takes longer. */
 const SESSION_SEEN_TIMEOUT_MS = 60_000;
 /** The create event is judged at once; the session's row carries it at the next poll. */
 const CONTAINER_SHOWN_TIMEOUT_MS = 30_000;

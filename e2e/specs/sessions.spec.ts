@@ -14,7 +14,7 @@ import { type FakeClaude, startFakeClaude } from '../support/fake-agent';
 import { expect, test } from '../support/fixtures';
 import { clippedButtons } from '../support/layout-checks';
 
-/** New sessions are found by the observer's full scan (every 10 s); the dev server's port by the next one. */
+/** New sessions are found on the observer's next tick (new pids each poll); the dev server's port by the next one. */
 const SESSION_SEEN_TIMEOUT_MS = 60_000;
 /** The detection target is 2 s; the bound here also covers a loaded machine's slow browser. */
 const LEAK_SHOWN_TIMEOUT_MS = 30_000;
