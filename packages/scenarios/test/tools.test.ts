@@ -41,8 +41,12 @@ function expectPreviewsConsistent(result: ScenarioResult, story: string): void {
   const leaked = cast.filter((member) => member.role === 'leaked').map((member) => member.pid);
   const seen = new Map(result.seen.map((process) => [process.pid, process.command]));
   for (const preview of result.outcome?.pkill ?? []) {
-    for (const innocent of preview.innocents)
-      expect(seen.get(innocent.pid) ?? '', story).toMatch(new RegExp(preview.pattern));
+    // The census samples the table; a renderer forked just before the preview may not be in it
+    // yet (seen once in CI): every innocent the census did see must match the pattern, and it
+    // must have seen some of them.
+    const sighted = preview.innocents.filter((innocent) => seen.has(innocent.pid));
+    if (preview.innocents.length > 0) expect(sighted.length, story).toBeGreaterThan(0);
+    for (const innocent of sighted) expect(seen.get(innocent.pid), story).toMatch(new RegExp(preview.pattern));
     expect([...preview.leakedHit, ...preview.leakedMissed].sort(), story).toEqual([...leaked].sort());
   }
   expect(
