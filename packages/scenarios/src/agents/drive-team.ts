@@ -9,15 +9,14 @@
 
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { cleanAgentLeaks, observeAgentsOnce, readProcTable } from '@treewarden/engine';
+import { cleanAgentLeaks, observeAgentsOnce } from '@treewarden/engine';
 import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, installStub, launchOrphanedRoot, markerFreeEnv, waitForRoles } from './cast.js';
 import { identityOf, isLive, observeContext, waitGone } from './drive.js';
 import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
-import { castOf, recordFacts } from './facts.js';
-import { describePreview, previewPkill } from './pkill-preview.js';
+import { castOf, leakFactsBase, naiveOutcome, recordFacts } from './facts.js';
 
 const CLEAN_GRACE_MS = 1000;
 export const PERSONAL_TMUX_LABEL = 'my-own-tmux';
@@ -83,29 +82,19 @@ export async function driveTeamLeftover(ctx: ScenarioContext, tools: DriverTools
     tools.step(`leftover ${entry.pid} ${role}: ${reasons.slice(0, 3).join('; ')}`);
   const personalIdentity = personal === null ? null : identityOf(personal);
   const cast = castOf(leak, liveSession, personalIdentity, PERSONAL_TMUX_LABEL);
-  const liveIdentities = [liveSession.root, ...liveSession.members.map((m) => m.entry)].map((e) => ({
-    pid: e.pid,
-    startTime: e.startTime,
-  }));
-  const base = {
+  const base = leakFactsBase({
     probes: [],
     doomed,
-    doomedRoles: doomedSession.members.map((member) => ({ pid: member.entry.pid, role: member.role })),
+    doomedSession,
+    liveSession,
     leak,
-    liveIdentities,
     unrelated: personalIdentity,
-    leakedInOtherSessions: after.leaks
-      .filter((other) => other.sessionId !== doomedSession.id)
-      .flatMap((other) => other.processes.map(({ entry }) => entry.pid)),
-  };
+    after,
+  });
+  const { liveIdentities } = base;
 
-  if (ctx.mode === 'naive') {
-    const table = readProcTable();
-    const pkill = TEAM_PKILL_PATTERNS.map((pattern) => previewPkill(pattern, table, cast, scenarioPids));
-    for (const preview of pkill) tools.step(`naive (computed, never run): ${describePreview(preview)}`);
-    recordFacts(ctx, { ...base, cleaned: null });
-    return agentOutcomeFacts(startedAt, null, cast, pkill);
-  }
+  if (ctx.mode === 'naive')
+    return naiveOutcome(ctx, tools, { startedAt, patterns: TEAM_PKILL_PATTERNS, cast, scenarioPids, base });
 
   tools.step(`engine clean-up (as treewarden orphans --clean): ${leak.processes.length} leftover process(es)`);
   const [cleaned] = await cleanAgentLeaks([leak], { graceMs: CLEAN_GRACE_MS });

@@ -19,7 +19,6 @@ import {
   type ObserveContext,
   observeAgentsOnce,
   pollUntil,
-  readProcTable,
 } from '@treewarden/engine';
 import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
@@ -27,8 +26,7 @@ import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioOutcomeFacts 
 import { type FakeSession, installStub, launchOrphanedRoot, markerFreeEnv, waitForRoles } from './cast.js';
 import { identityOf, isLive, observeContext, waitGone } from './drive.js';
 import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
-import { castOf, type Identity, recordFacts } from './facts.js';
-import { describePreview, previewPkill } from './pkill-preview.js';
+import { castOf, type Identity, leakFactsBase, naiveOutcome, recordFacts } from './facts.js';
 
 const CLEAN_GRACE_MS = 1000;
 /** The engine judges the leftovers once the killed processes are gone; a loaded machine may lag. */
@@ -179,29 +177,19 @@ export async function driveToolLeftover(
     ),
     ...(personal.below ?? []).map((identity) => ({ ...identity, role: 'unrelated' as const })),
   ];
-  const liveIdentities = [liveSession.root, ...liveSession.members.map((m) => m.entry)].map((e) => ({
-    pid: e.pid,
-    startTime: e.startTime,
-  }));
-  const base = {
+  const base = leakFactsBase({
     probes,
     doomed,
-    doomedRoles: doomedSession.members.map((member) => ({ pid: member.entry.pid, role: member.role })),
+    doomedSession,
+    liveSession,
     leak,
-    liveIdentities,
     unrelated: personalIdentity,
-    leakedInOtherSessions: after.leaks
-      .filter((other) => other.sessionId !== doomedSession.id)
-      .flatMap((other) => other.processes.map(({ entry }) => entry.pid)),
-  };
+    after,
+  });
+  const { liveIdentities } = base;
 
-  if (ctx.mode === 'naive') {
-    const table = readProcTable();
-    const pkill = plan.pkillPatterns.map((pattern) => previewPkill(pattern, table, cast, scenarioPids));
-    for (const preview of pkill) tools.step(`naive (computed, never run): ${describePreview(preview)}`);
-    recordFacts(ctx, { ...base, cleaned: null });
-    return agentOutcomeFacts(startedAt, null, cast, pkill);
-  }
+  if (ctx.mode === 'naive')
+    return naiveOutcome(ctx, tools, { startedAt, patterns: plan.pkillPatterns, cast, scenarioPids, base });
 
   tools.step(`engine clean-up (as treewarden orphans --clean): ${leak.processes.length} leftover process(es)`);
   const [cleaned] = await cleanAgentLeaks([leak], { graceMs: CLEAN_GRACE_MS });

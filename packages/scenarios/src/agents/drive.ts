@@ -20,15 +20,13 @@ import {
   observeAgentsOnce,
   pollUntil,
   readProcEntry,
-  readProcTable,
 } from '@treewarden/engine';
 import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, startFakeClaude, startUnrelated } from './cast.js';
 import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
-import { type AgentLeakFacts, castOf, type Identity, recordFacts } from './facts.js';
-import { describePreview, previewPkill } from './pkill-preview.js';
+import { type AgentLeakFacts, castOf, type Identity, leakFactsBase, naiveOutcome, recordFacts } from './facts.js';
 
 /** The doomed root (and, for a hang-up, its whole group) dies after its signal. */
 const END_WAIT_MS = 10_000;
@@ -118,32 +116,13 @@ export async function driveAgentLeak(
   const leak = doomedLeak(after.leaks, doomedSession.id, scenarioPids);
   for (const { entry, role, reasons } of leak.processes)
     tools.step(`leaked ${entry.pid} ${role}: ${reasons.slice(0, 3).join('; ')}`);
-  const liveIdentities = [liveSession.root, ...liveSession.members.map((member) => member.entry)].map((e) => ({
-    pid: e.pid,
-    startTime: e.startTime,
-  }));
   const unrelatedIdentity = identityOf(unrelated.pid);
   const cast = castOf(leak, liveSession, unrelatedIdentity, plan.unrelatedLabel);
   const probes: ScenarioCheck[] = plan.probeLeak === undefined ? [] : [await plan.probeLeak(doomed)];
-  const base: Omit<AgentLeakFacts, 'cleaned'> = {
-    probes,
-    doomed,
-    doomedRoles: doomedSession.members.map((member) => ({ pid: member.entry.pid, role: member.role })),
-    leak,
-    liveIdentities,
-    unrelated: unrelatedIdentity,
-    leakedInOtherSessions: after.leaks
-      .filter((other) => other.sessionId !== doomedSession.id)
-      .flatMap((other) => other.processes.map(({ entry }) => entry.pid)),
-  };
+  const base = leakFactsBase({ probes, doomed, doomedSession, liveSession, leak, unrelated: unrelatedIdentity, after });
 
-  if (ctx.mode === 'naive') {
-    const table = readProcTable();
-    const pkill = plan.pkillPatterns.map((pattern) => previewPkill(pattern, table, cast, scenarioPids));
-    for (const preview of pkill) tools.step(`naive (computed, never run): ${describePreview(preview)}`);
-    recordFacts(ctx, { ...base, cleaned: null });
-    return agentOutcomeFacts(startedAt, null, cast, pkill);
-  }
+  if (ctx.mode === 'naive')
+    return naiveOutcome(ctx, tools, { startedAt, patterns: plan.pkillPatterns, cast, scenarioPids, base });
 
   tools.step(`engine clean-up (as treewarden orphans --clean): ${leak.processes.length} leaked process(es)`);
   const [cleaned] = await cleanAgentLeaks([leak], { graceMs: CLEAN_GRACE_MS });

@@ -2,10 +2,17 @@
  * What an agent-leak driver found, handed to the scenario's checks (kept per scenario context:
  * the checks run after the driver returned), and the checks every agent-leak scenario shares.
  */
-import type { AgentLeak, CleanedLeak, LiveSession } from '@treewarden/engine';
-import type { ScenarioCheck, ScenarioContext, ScenarioEvidence } from '../types.js';
+import {
+  type AgentLeak,
+  type AgentObservation,
+  type CleanedLeak,
+  type LiveSession,
+  readProcTable,
+} from '@treewarden/engine';
+import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioEvidence, ScenarioOutcomeFacts } from '../types.js';
 import type { FakeSession } from './cast.js';
-import { type CastMember, commandLineOf } from './pkill-preview.js';
+import { agentOutcomeFacts } from './drive-outcome.js';
+import { type CastMember, commandLineOf, describePreview, previewPkill } from './pkill-preview.js';
 
 export interface Identity {
   readonly pid: number;
@@ -32,6 +39,56 @@ export interface AgentLeakFacts {
     readonly liveAlive: readonly number[];
     readonly unrelatedAlive: boolean;
   };
+}
+
+/** What a driver found before anyone ended anything: the facts every agent-leak driver records. */
+export interface LeakFindings {
+  /** Shared, not copied: a driver adds its after-clean-up probes to the same list. */
+  readonly probes: ScenarioCheck[];
+  readonly doomed: FakeSession;
+  readonly doomedSession: LiveSession;
+  readonly liveSession: LiveSession;
+  readonly leak: AgentLeak;
+  readonly unrelated: Identity | null;
+  /** The engine's look after the doomed root died (its other leaks must hold no innocent). */
+  readonly after: AgentObservation;
+}
+
+export function leakFactsBase(found: LeakFindings): Omit<AgentLeakFacts, 'cleaned'> {
+  const { doomedSession, liveSession, after } = found;
+  return {
+    probes: found.probes,
+    doomed: found.doomed,
+    doomedRoles: doomedSession.members.map((member) => ({ pid: member.entry.pid, role: member.role })),
+    leak: found.leak,
+    liveIdentities: [liveSession.root, ...liveSession.members.map((member) => member.entry)].map((entry) => ({
+      pid: entry.pid,
+      startTime: entry.startTime,
+    })),
+    unrelated: found.unrelated,
+    leakedInOtherSessions: after.leaks
+      .filter((other) => other.sessionId !== doomedSession.id)
+      .flatMap((other) => other.processes.map(({ entry }) => entry.pid)),
+  };
+}
+
+/** Naive mode: what each `pkill -f PATTERN` would hit in the live table, computed and never run. */
+export function naiveOutcome(
+  ctx: ScenarioContext,
+  tools: DriverTools,
+  run: {
+    readonly startedAt: number;
+    readonly patterns: readonly string[];
+    readonly cast: readonly CastMember[];
+    readonly scenarioPids: ReadonlySet<number>;
+    readonly base: Omit<AgentLeakFacts, 'cleaned'>;
+  },
+): ScenarioOutcomeFacts {
+  const table = readProcTable();
+  const pkill = run.patterns.map((pattern) => previewPkill(pattern, table, run.cast, run.scenarioPids));
+  for (const preview of pkill) tools.step(`naive (computed, never run): ${describePreview(preview)}`);
+  recordFacts(ctx, { ...run.base, cleaned: null });
+  return agentOutcomeFacts(run.startedAt, null, run.cast, pkill);
 }
 
 const recorded = new WeakMap<ScenarioContext, AgentLeakFacts>();
