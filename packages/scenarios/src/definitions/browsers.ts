@@ -6,7 +6,7 @@
  * and `pkill -f playwright` would hit. Needs Chromium.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AgentLeak, browserProfileOf, type ProcessTable, pollUntil, readProcTable } from '@treewarden/engine';
 import type { FakeSession } from '../agents/cast.js';
@@ -47,6 +47,19 @@ function descendantsOf(table: ProcessTable, pid: number): number[] {
 }
 
 /**
+ * The command line as it reads now. A zygote forks its renderers without an exec and each then
+ * rewrites its own cmdline: a table that read the child in between keeps the zygote's argv for
+ * that identity (same pid, start, comm and binary), so the type is read here, fresh.
+ */
+function freshCommandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return ''; // gone
+  }
+}
+
+/**
  * Waits until Chromium's tree is up: a zygote and a renderer under the main process. Killed any
  * earlier, the leftover was one process (the launcher script still exec'ing, or no zygote yet).
  */
@@ -55,7 +68,7 @@ async function waitForTree(main: number, what: string, tools: DriverTools): Prom
     () => {
       const table = readProcTable();
       const below = descendantsOf(table, main);
-      const types = below.map((pid) => commandLineOf(table.entries.get(pid) ?? { args: [], command: '' }));
+      const types = below.map(freshCommandLine);
       const up =
         types.some((line) => line.includes('--type=zygote')) && types.some((l) => l.includes('--type=renderer'));
       return up ? below : null;
