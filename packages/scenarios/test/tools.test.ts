@@ -88,7 +88,8 @@ describe.skipIf(CLI_MISSING !== '')(`tool scenarios through the CLI${CLI_MISSING
         new Set(['live-session-member', 'unrelated']),
       );
       // What `chromium` misses varies from run to run (a helper started as /proc/self/exe whose
-      // arguments happen not to name chromium): expectPreviewsConsistent checks each miss is real.
+      // arguments happen not to name chromium); expectPreviewsConsistent checks that its hits
+      // and misses together are exactly the leaked set.
       // `chrome` is in the crashpad handlers' names only: the dead browser's main process runs on.
       expect(chrome?.command, story).toBe('pkill -f chrome');
       const main = result.outcome?.cast?.find((m) => m.role === 'leaked' && !/--type=|crashpad/.test(m.command));
