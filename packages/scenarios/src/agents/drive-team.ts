@@ -14,7 +14,7 @@ import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, installStub, launchOrphanedRoot, markerFreeEnv, waitForRoles } from './cast.js';
-import { identityOf, isLive, observeContext, waitGone } from './drive.js';
+import { identityOf, isLive, observeContext, recogniseBoth, waitGone } from './drive.js';
 import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
 import { castOf, leakFactsBase, naiveOutcome, recordFacts } from './facts.js';
 
@@ -56,14 +56,7 @@ export async function driveTeamLeftover(ctx: ScenarioContext, tools: DriverTools
   );
   tools.step(`a person's own tmux server ${personal ?? '?'} (${PERSONAL_TMUX_LABEL}), started by no agent`);
 
-  const before = observeAgentsOnce(context);
-  const doomedSession = before.live.find((session) => session.root.pid === doomed.rootPid);
-  const liveSession = before.live.find((session) => session.root.pid === live.rootPid);
-  if (doomedSession === undefined || liveSession === undefined)
-    throw new Error('the engine did not recognise both team leads');
-  tools.step(
-    `engine sees session ${doomedSession.id}: ${doomedSession.members.map((m) => `${m.entry.pid} ${m.role}`).join(', ')}`,
-  );
+  const { doomedSession, liveSession } = recogniseBoth(context, doomed, live, tools, 'team leads');
 
   const root = identityOf(doomed.rootPid);
   tools.step(`SIGKILL the team lead ${doomed.rootPid}: its tmux server was daemonised, nothing ends it`);

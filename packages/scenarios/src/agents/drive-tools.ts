@@ -24,7 +24,7 @@ import { scanScenario } from '../census.js';
 import { sweepScenario } from '../cleanup.js';
 import type { DriverTools, ScenarioCheck, ScenarioContext, ScenarioOutcomeFacts } from '../types.js';
 import { type FakeSession, installStub, launchOrphanedRoot, markerFreeEnv, waitForRoles } from './cast.js';
-import { identityOf, isLive, observeContext, waitGone } from './drive.js';
+import { identityOf, isLive, observeContext, recogniseBoth, waitGone } from './drive.js';
 import { agentOutcomeFacts, stepProcessResults } from './drive-outcome.js';
 import { castOf, type Identity, leakFactsBase, naiveOutcome, recordFacts } from './facts.js';
 
@@ -146,14 +146,7 @@ export async function driveToolLeftover(
   tools.step(`fake Claude sessions up: doomed root ${doomed.rootPid}, live root ${live.rootPid}`);
   tools.step(`a person's own ${personal.label} ${personal.pid}, started by no agent: ${personal.command}`);
 
-  const before = observeAgentsOnce(context);
-  const doomedSession = before.live.find((session) => session.root.pid === doomed.rootPid);
-  const liveSession = before.live.find((session) => session.root.pid === live.rootPid);
-  if (doomedSession === undefined || liveSession === undefined)
-    throw new Error('the engine did not recognise both fake Claude sessions');
-  tools.step(
-    `engine sees session ${doomedSession.id}: ${doomedSession.members.map((m) => `${m.entry.pid} ${m.role}`).join(', ')}`,
-  );
+  const { doomedSession, liveSession } = recogniseBoth(context, doomed, live, tools, 'fake Claude sessions');
   const probes = [
     ...(plan.whileLive?.(context, { doomed: doomedSession, live: liveSession, personal }, doomed, tools) ?? []),
   ];

@@ -14,6 +14,7 @@ import {
   type AgentRules,
   cleanAgentLeaks,
   isZombie,
+  type LiveSession,
   loadAgentRules,
   markerReaderFor,
   type ObserveContext,
@@ -67,6 +68,25 @@ export async function waitGone(pid: number, what: string, tools: DriverTools): P
   if (gone === null) throw new Error(`${what} (${pid}) did not end within ${END_WAIT_MS} ms`);
 }
 
+/** The doomed and the live session as the engine recognises them now; throws when either is missing. */
+export function recogniseBoth(
+  context: ObserveContext,
+  doomed: FakeSession,
+  live: FakeSession,
+  tools: DriverTools,
+  what: string,
+): { readonly doomedSession: LiveSession; readonly liveSession: LiveSession } {
+  const before = observeAgentsOnce(context);
+  const doomedSession = before.live.find((session) => session.root.pid === doomed.rootPid);
+  const liveSession = before.live.find((session) => session.root.pid === live.rootPid);
+  if (doomedSession === undefined || liveSession === undefined)
+    throw new Error(`the engine did not recognise both ${what}`);
+  tools.step(
+    `engine sees session ${doomedSession.id}: ${doomedSession.members.map((m) => `${m.entry.pid} ${m.role}`).join(', ')}`,
+  );
+  return { doomedSession, liveSession };
+}
+
 export function observeContext(ctx: ScenarioContext): ObserveContext & { rules: AgentRules } {
   const stateRoot = join(ctx.dir, 'state');
   mkdirSync(stateRoot, { recursive: true, mode: 0o700 });
@@ -98,14 +118,7 @@ export async function driveAgentLeak(
   tools.step(`fake Claude sessions up: doomed root ${doomed.rootPid}, live root ${live.rootPid}`);
   tools.step(`unrelated marker-less process ${unrelated.pid} (${plan.unrelatedLabel}), reparented away`);
 
-  const before = observeAgentsOnce(context);
-  const doomedSession = before.live.find((session) => session.root.pid === doomed.rootPid);
-  const liveSession = before.live.find((session) => session.root.pid === live.rootPid);
-  if (doomedSession === undefined || liveSession === undefined)
-    throw new Error('the engine did not recognise both fake Claude sessions');
-  tools.step(
-    `engine sees session ${doomedSession.id}: ${doomedSession.members.map((m) => `${m.entry.pid} ${m.role}`).join(', ')}`,
-  );
+  const { doomedSession, liveSession } = recogniseBoth(context, doomed, live, tools, 'fake Claude sessions');
 
   await plan.end(doomed, tools);
   // The scenario's own processes, read on both sides of the leak judgement: a member that exits
