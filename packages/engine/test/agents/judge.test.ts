@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { findAgentLeaks } from '../../src/agents/leaks/find-leaks.js';
 import type { MarkerReader } from '../../src/agents/read/environ.js';
+import { roleOf } from '../../src/agents/rules/match.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
 import { collectMarkers, recogniseSessions } from '../../src/agents/sessions/recognise.js';
 import { rememberObserved } from '../../src/agents/sessions/remember.js';
@@ -188,6 +189,38 @@ describe('roles by argv', () => {
     const { live } = judge(fakeTable(processes), {}, []);
     const roles = Object.fromEntries(live[0]?.members.map((m) => [m.entry.pid, m.role]) ?? []);
     expect(roles).toEqual({ 110: 'mcp-server', 111: 'browser', 112: 'other', 113: 'mcp-server', 114: 'other' });
+  });
+});
+
+describe('newcomers in a leaked tree', () => {
+  it("calls a leaked browser's new renderer a browser, even when a path in its argv says mcp", () => {
+    const profile = '--user-data-dir=/tmp/scenario-browser-left-by-mcp-1';
+    const chromium = (...args: string[]) => ['/usr/lib/chromium/chromium', ...args, profile];
+    const before: FakeProcess[] = [
+      { pid: 100, ppid: 50, pgid: 100, args: CLAUDE, startedAtMs: 1000 },
+      { pid: 111, ppid: 100, pgid: 100, args: chromium('--headless'), startedAtMs: MEMBER_START },
+    ];
+    const env = { 111: MARKED };
+    const first = judge(fakeTable(before), env, []);
+    // Born after the root died, to the orphaned browser: never a remembered member, unmarked.
+    const renderer = { pid: 115, ppid: 111, pgid: 100, args: chromium('--type=renderer'), startedAtMs: 4000 };
+    const after = fakeTable([...afterRootDied(before), renderer]);
+    const input = { table: after, rules, readMarkers: markerReader(env), uid: ME };
+    const markers = collectMarkers(input);
+    const memory = rememberObserved(first.memory.sessions, recogniseSessions(input, markers), after, 5000);
+    const leaks = findAgentLeaks({
+      table: after,
+      live: [],
+      remembered: memory.sessions,
+      markers,
+      exclude: new Set([process.pid]),
+      uid: ME,
+      now: 5000,
+      roleOfArgv: (entry) => roleOf(entry, rules, { subagent: false, listening: false }),
+    });
+    const roles = Object.fromEntries(leaks.flatMap((leak) => leak.processes.map((p) => [p.entry.pid, p.role])));
+    expect(roles).toEqual({ 111: 'browser', 115: 'browser' });
+    expect(leaks[0]?.processes.find((p) => p.entry.pid === 115)?.reasons[0]).toBe('descendant of leaked 111');
   });
 });
 

@@ -142,10 +142,12 @@ export function addDescendants(judge: Judge, found: LeakedProcess[]): void {
     for (const pid of judge.children.get(parent) ?? []) {
       const entry = judge.input.table.entries.get(pid);
       if (!isEligible(judge, entry)) continue;
-      // Its own argv first; else a child of an MCP server or browser is part of that server.
+      // A browser's children are all its own (zygotes, renderers, GPU: argv0 is the browser, and
+      // a profile path may say anything), as recognise.ts counts them. Otherwise its own argv
+      // first; else a child of an MCP server is part of that server.
       const own = roleFromArgv(judge, entry);
       const above = roles.get(parent);
-      const role = own === 'other' && (above === 'mcp-server' || above === 'browser') ? above : own;
+      const role = above === 'browser' || (own === 'other' && above === 'mcp-server') ? above : own;
       roles.set(pid, role);
       found.push(leaked(judge, entry, role, [`descendant of leaked ${parent}`]));
       stack.push(pid);
