@@ -9,7 +9,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { engineRequest, findEngineSocket } from '@treewarden/engine';
 
@@ -53,7 +53,12 @@ async function startDockerd(binary: string): Promise<TestEngine> {
   const env = { ...process.env };
   delete env[SUITE_ENV];
   const fd = openSync(log, 'a');
-  const child = spawn(binary, ['--iptables=false', '--ip6tables=false', '--bridge=none'], {
+  // Its own pid file: dockerd refuses to start while /var/run/docker.pid names a live process, and
+  // a file a dead daemon left (a machine restored from a snapshot has one) names whatever process
+  // got that pid since; seen here failing every container test of a CI run.
+  const pidFile = join(dirname(log), 'dockerd.pid');
+  const args = ['--iptables=false', '--ip6tables=false', '--bridge=none', `--pidfile=${pidFile}`];
+  const child = spawn(binary, args, {
     detached: true,
     stdio: ['ignore', fd, fd],
     env,

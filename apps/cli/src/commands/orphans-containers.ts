@@ -35,8 +35,19 @@ export async function findContainerOrphans(
     const bySession = await readSessionContainers(stateRoot, scoped, socketPath);
     return { socketPath, leftovers: containerLeftovers(bySession, scoped), problem: null };
   } catch (error) {
+    if (nobodyListens(error)) return { socketPath: null, leftovers: [], problem: null };
     return { socketPath, leftovers: [], problem: `container engine at ${socketPath}: ${(error as Error).message}` };
   }
+}
+
+/**
+ * A socket file nobody listens on is no engine, not a fault: a daemon that stopped or died leaves
+ * its socket behind, and every `orphans` would otherwise warn about a Docker nobody runs. What
+ * answers badly (a refused permission, a timeout, an error status) is still said.
+ */
+function nobodyListens(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNREFUSED' || code === 'ENOENT';
 }
 
 export function cleanContainerOrphans(
