@@ -22,7 +22,12 @@ export interface ProcessRowProps {
   node?: ProcessNode;
   active: boolean;
   collapsed: boolean;
-  nowMs: number;
+  /**
+   * The Age column's text (ageText), made by the caller from the shared clock rather than the
+   * clock itself: a memoised row then re-renders on a tick only when what it shows changed — an
+   * hours-old process's age moves once a minute, not every second.
+   */
+  age: string;
   /** Where the run started (its root), to name how an escaped process left; null in the system view. */
   anchor: ProcessNode | null;
   onActivate(key: string): void;
@@ -109,8 +114,13 @@ export function basename(command: string): string {
   return cut >= 0 && cut < command.length - 1 ? command.slice(cut + 1) : command;
 }
 
+/** What a row's Age column shows at `nowMs`. */
+export function ageText(node: ProcessNode, nowMs: number): string {
+  return formatDuration(nowMs - node.startedAtMs);
+}
+
 function ProcessRowView(props: ProcessRowProps) {
-  const { row, active, collapsed, nowMs, anchor } = props;
+  const { row, active, collapsed, age, anchor } = props;
   const node = props.node ?? row.node;
   const { parent } = row;
   const zombie = isZombie(node);
@@ -184,7 +194,7 @@ function ProcessRowView(props: ProcessRowProps) {
         {zombie ? '–' : node.cpuPercent === undefined ? '—' : formatPercent(node.cpuPercent)}
       </div>
       <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
-      <div className="cell num col-age">{formatDuration(nowMs - node.startedAtMs)}</div>
+      <div className="cell num col-age">{age}</div>
       {props.showPorts ? <PortsCell node={node} /> : null}
       <div className="cell cell-actions">
         <button

@@ -6,7 +6,7 @@ import { handleListKey } from '../hooks/use-list-keys';
 import { useNow } from '../hooks/use-now';
 import { flattenTree, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
-import { killRequestOf, ProcessHeader, ProcessRow } from './process-row';
+import { ageText, killRequestOf, ProcessHeader, ProcessRow } from './process-row';
 
 interface ProcessTreeProps {
   runId: string;
@@ -81,7 +81,7 @@ export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreePro
           row={row}
           active={row.key === activeKey}
           collapsed={collapsed.has(row.key)}
-          nowMs={nowMs}
+          age={ageText(row.node, nowMs)}
           anchor={anchor}
           onActivate={activate}
           onToggle={toggle}

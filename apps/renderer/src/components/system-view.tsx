@@ -14,7 +14,7 @@ import { membershipMarks } from '../model/membership-marks';
 import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
 import { FlagSettingsButton } from './flag-settings';
-import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
+import { ageText, killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
 import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
 
@@ -248,15 +248,16 @@ export function SystemView() {
           {virtualizer.getVirtualItems().map((item) => {
             const row = rows[item.index];
             if (!row) return null;
+            const node = system.get(row.key);
             return (
               <div key={row.key} className="virtual-row" style={{ transform: `translateY(${item.start}px)` }}>
                 <ProcessRow
                   id={rowDomId('system', row.key)}
                   row={row}
-                  node={system.get(row.key)}
+                  node={node}
                   active={row.key === activeKey}
                   collapsed={collapsed.has(row.key)}
-                  nowMs={nowMs}
+                  age={ageText(node ?? row.node, nowMs)}
                   anchor={null}
                   onActivate={activateRow}
                   onToggle={toggle}
