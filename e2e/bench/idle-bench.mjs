@@ -91,9 +91,21 @@ const argvOf = (pid) => {
   }
 };
 
+function isZombie(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return true; // gone meanwhile
+  }
+}
+
 /** Sleepers to bring the machine to about IDLE_PROCESSES (one process group, ended at the end). */
 async function measure(target) {
-  const present = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
+  // Live processes only: a previous round's SIGKILLed sleepers linger as zombies until pid 1 reaps
+  // them, and counting those started a round with no sleepers (~190 processes, not ~1,000).
+  const present = readdirSync('/proc').filter((n) => /^\d+$/.test(n) && !isZombie(n)).length;
   const sleepers = Math.max(0, target - present - 40);
   const crowd = spawn('/bin/sh', ['-c', `i=0; while [ $i -lt ${sleepers} ]; do sleep 3600 & i=$((i+1)); done; wait`], {
     detached: true,
