@@ -107,6 +107,7 @@ export {
   weakContainerEvidence,
 } from './sessions/container-match.js';
 export { readStoredContainers, type StoredContainer, writeStoredContainer } from './sessions/container-store.js';
+export { createExitWatch, type ExitWatch, exitWatchAvailable } from './sessions/exit-watch.js';
 export {
   collectMarkers,
   type LiveSession,
