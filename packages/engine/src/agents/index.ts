@@ -119,8 +119,10 @@ export { rememberObserved } from './sessions/remember.js';
 export {
   anyRootExited,
   createRootWatch,
+  createTickWaiter,
   ROOT_CHECK_INTERVAL_MS,
   type RootWatch,
+  type TickWaiter,
   waitForTickOrRootExit,
 } from './sessions/root-watch.js';
 export {

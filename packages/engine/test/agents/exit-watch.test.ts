@@ -9,11 +9,14 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
 import { createExitWatch, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
+import { createTickWaiter } from '../../src/agents/sessions/root-watch.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
 
 const tracker = useProcessTracker();
 /** Far under the timer look's 250 ms period, far over a pidfd wake on a loaded machine. */
 const TOLD_WITHIN_MS = 2000;
+/** Longer than any test's timeout: a wait that returns at all returned early. */
+const NEVER_MS = 600_000;
 
 async function startSleeper(): Promise<number> {
   const child = spawn('sleep', ['60'], { stdio: 'ignore' });
@@ -109,5 +112,31 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
     watch.close();
     await pollUntil(() => threadCount() <= before, { description: 'the watching thread to end' });
     expect(seen.told).toEqual([]);
+  });
+
+  it("waits between a watcher's ticks for the delay, a root's exit, or an interrupt, and nothing else", async () => {
+    const waiter = createTickWaiter();
+    try {
+      const root = identityOf(await startSleeper());
+      // Nothing exits: the delay passes.
+      expect(await waiter.wait([root], 300)).toBe(false);
+      setTimeout(() => process.kill(root.pid, 'SIGKILL'), 200);
+      const started = performance.now();
+      expect(await waiter.wait([root], NEVER_MS)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(TOLD_WITHIN_MS);
+      // An exit while no wait runs (a tick): the next wait returns at once.
+      const other = identityOf(await startSleeper());
+      expect(await waiter.wait([other], 200)).toBe(false);
+      process.kill(other.pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await waiter.wait([other], NEVER_MS)).toBe(true);
+      // Stopping: the wait ends at once, and so does every later one.
+      const third = identityOf(await startSleeper());
+      setTimeout(() => waiter.interrupt(), 200);
+      expect(await waiter.wait([third], NEVER_MS)).toBe(false);
+      expect(await waiter.wait([third], NEVER_MS)).toBe(false);
+    } finally {
+      waiter.close();
+    }
   });
 });
