@@ -41,6 +41,8 @@ export interface EngineHostOptions {
   readonly now?: () => number;
   /** Start the exporter its saved settings enable (the app and `serve`); it runs on this host's events. */
   readonly exportFromSettings?: boolean;
+  /** Live roots' exits told by the kernel where it can (default), or looked for by timer (false). */
+  readonly rootExitEvents?: boolean;
 }
 
 export interface EngineHost {
@@ -123,6 +125,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     ownedCpu: createCpuTracker(),
     systemCpu,
     sessionCpu,
+    ...(options.rootExitEvents === undefined ? {} : { rootExitEvents: options.rootExitEvents }),
   });
   poller.start();
 

@@ -4,7 +4,8 @@
  * orphan list (kind "agent", with evidence) within LEAK_VISIBLE_MS; a clean-up that names a changed
  * identity refuses that subtree and signals nothing there; the confirmed clean-up leaves none alive.
  */
-import { readProcEntry } from '@treewarden/engine';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { exitWatchAvailable, readProcEntry } from '@treewarden/engine';
 import type { CommandResult, OrphanView, SessionView, Snapshot } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
 import { type FakeAgent, pidOf, startFakeAgent } from '../../../test-support/fake-agents.js';
@@ -43,32 +44,56 @@ function describeSurvivor(snapshot: Snapshot | null, agent: FakeAgent, pid: numb
 }
 
 describe('agent sessions in the host', () => {
-  it(
-    "shows a session's leak at once when its root dies, long before the next scheduled poll",
-    async () => {
-      // Polls 30 s apart: only the look at the live roots between polls can bring the leak sooner.
-      const pollIntervalMs = 30_000;
-      const agent = await startFakeAgent(tracker, 'claude');
-      const { events } = makeHost(pollIntervalMs);
-      const live = await pollUntil(() => sessionOf(latestSnapshot(events), agent), {
-        deadlineMs: EVENT_WAIT_MS,
-        description: 'the fake Claude session in the first snapshot',
-      });
-      const polls = events.filter((event) => event.type === 'snapshot').length;
-      process.kill(agent.rootPid, 'SIGKILL');
-      const survivors = agent.pids.filter((pid) => pid !== agent.rootPid);
-      await pollUntil(
-        () => {
-          const pids = new Set(agentLeaksOf(latestSnapshot(events), live.id).map((orphan) => orphan.process.pid));
-          return survivors.every((pid) => pids.has(pid));
-        },
-        { deadlineMs: pollIntervalMs / 3, description: `every survivor of ${live.id}, before the next scheduled poll` },
-      );
-      // One early poll, not a storm of them.
-      expect(events.filter((event) => event.type === 'snapshot').length - polls).toBeLessThanOrEqual(3);
-    },
-    SLOW_TEST_MS,
-  );
+  /** The /proc files this process holds open, by what their links name. */
+  function openProcLinks(): string[] {
+    return readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return []; // Closed since the listing (the listing's own fd, say).
+      }
+    });
+  }
+
+  for (const exitEvents of [true, false])
+    it(
+      `shows a session's leak at once when its root dies, long before the next scheduled poll (${exitEvents ? 'exits told by pidfd' : 'roots looked at by timer'})`,
+      async () => {
+        // Polls 30 s apart: only the exit watch (or the look at the live roots) brings the leak sooner.
+        const pollIntervalMs = 30_000;
+        const agent = await startFakeAgent(tracker, 'claude');
+        const { events } = makeHost(pollIntervalMs, exitEvents);
+        const live = await pollUntil(() => sessionOf(latestSnapshot(events), agent), {
+          deadlineMs: EVENT_WAIT_MS,
+          description: 'the fake Claude session in the first snapshot',
+        });
+        if (exitEvents && process.platform === 'linux' && exitWatchAvailable()) {
+          // Told by the kernel: the live root is held as a pidfd, and its stat is never held for
+          // re-reading (the timer look's four reads a second per root, and its wake-ups, are gone).
+          await pollUntil(() => openProcLinks().includes('anon_inode:[pidfd]'), {
+            deadlineMs: EVENT_WAIT_MS,
+            description: 'a pidfd held for the live root',
+          });
+          expect(openProcLinks()).not.toContain(`/proc/${agent.rootPid}/stat`);
+        }
+        const polls = events.filter((event) => event.type === 'snapshot').length;
+        process.kill(agent.rootPid, 'SIGKILL');
+        const survivors = agent.pids.filter((pid) => pid !== agent.rootPid);
+        await pollUntil(
+          () => {
+            const pids = new Set(agentLeaksOf(latestSnapshot(events), live.id).map((orphan) => orphan.process.pid));
+            return survivors.every((pid) => pids.has(pid));
+          },
+          {
+            deadlineMs: pollIntervalMs / 3,
+            description: `every survivor of ${live.id}, before the next scheduled poll`,
+          },
+        );
+        // One early poll, not a storm of them.
+        expect(events.filter((event) => event.type === 'snapshot').length - polls).toBeLessThanOrEqual(3);
+      },
+      SLOW_TEST_MS,
+    );
 
   it(
     'shows a live session with roles, its leaks after the root dies, and cleans only what was confirmed',

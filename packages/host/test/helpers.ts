@@ -23,9 +23,13 @@ export interface TestHost {
   readonly stateDir: string;
 }
 
-export function createTestHost(pollIntervalMs = 250): TestHost {
+export function createTestHost(pollIntervalMs = 250, rootExitEvents?: boolean): TestHost {
   const stateDir = makeTempDir('tw-host-');
-  const host = createEngineHost({ port: createEnginePort({ stateDir }), pollIntervalMs });
+  const host = createEngineHost({
+    port: createEnginePort({ stateDir }),
+    pollIntervalMs,
+    ...(rootExitEvents === undefined ? {} : { rootExitEvents }),
+  });
   const events: HostEvent[] = [];
   host.onEvent((event) => events.push(event));
   return { host, events, stateDir };
@@ -35,7 +39,7 @@ export function createTestHost(pollIntervalMs = 250): TestHost {
  * One host per test, for a describe: after each test, every event the host pushed must have passed the protocol
  * schema; then the host is closed and its state dir removed. Call after useProcessTracker, so the host closes first.
  */
-export function useTestHost(): (pollIntervalMs?: number) => TestHost {
+export function useTestHost(): (pollIntervalMs?: number, rootExitEvents?: boolean) => TestHost {
   let current: TestHost | null = null;
   afterEach(async () => {
     if (current !== null) expect(invalidEvents(current.events)).toEqual([]);
@@ -43,8 +47,8 @@ export function useTestHost(): (pollIntervalMs?: number) => TestHost {
     if (current !== null) removeTempDir(current.stateDir);
     current = null;
   });
-  return (pollIntervalMs) => {
-    current = createTestHost(pollIntervalMs);
+  return (pollIntervalMs, rootExitEvents) => {
+    current = createTestHost(pollIntervalMs, rootExitEvents);
     return current;
   };
 }

@@ -15,10 +15,10 @@ import {
   type AgentRules,
   cleanAgentLeaks,
   createAgentWatcher,
+  createTickWaiter,
   leakGroupRow,
   stopWithAgent,
   WATCH_TICK_MS,
-  waitForTickOrRootExit,
 } from '@treewarden/engine';
 import { parseSeconds, writeOut } from '../args.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -157,8 +157,11 @@ async function main(argv: readonly string[]): Promise<number> {
   let endedAt = new Map<string, number>();
   const attempted = new Set<string>();
   let stopping = false;
+  // Between ticks: a live root's exit ticks at once (told by pidfd; without, a 250 ms look).
+  const waiter = createTickWaiter();
   const stop = (): void => {
     stopping = true;
+    waiter.interrupt();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -178,9 +181,9 @@ async function main(argv: readonly string[]): Promise<number> {
         { ledgerFile: context.ledgerFile, attempted, rules: context.rules },
         emit,
       );
-    // A live session's root that exits ticks at once (a 100 ms look at the roots between ticks).
-    await waitForTickOrRootExit(watcher.liveRoots, WATCH_TICK_MS, () => stopping);
+    await waiter.wait(watcher.liveRoots(), WATCH_TICK_MS);
   }
+  waiter.close();
   watcher.close();
   return EXIT_OK;
 }

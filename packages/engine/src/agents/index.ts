@@ -107,6 +107,7 @@ export {
   weakContainerEvidence,
 } from './sessions/container-match.js';
 export { readStoredContainers, type StoredContainer, writeStoredContainer } from './sessions/container-store.js';
+export { createExitWatch, type ExitWatch, exitWatchAvailable } from './sessions/exit-watch.js';
 export {
   collectMarkers,
   type LiveSession,
@@ -118,8 +119,10 @@ export { rememberObserved } from './sessions/remember.js';
 export {
   anyRootExited,
   createRootWatch,
+  createTickWaiter,
   ROOT_CHECK_INTERVAL_MS,
   type RootWatch,
+  type TickWaiter,
   waitForTickOrRootExit,
 } from './sessions/root-watch.js';
 export {

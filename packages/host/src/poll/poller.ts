@@ -7,6 +7,7 @@
 
 import { homedir } from 'node:os';
 import {
+  createExitWatch,
   createRootWatch,
   identityKey,
   indexChildren,
@@ -59,6 +60,11 @@ export interface PollerDeps {
   readonly systemCpu: CpuTracker;
   /** CPU of agent sessions' processes (their reads come from the agent observer, not the table). */
   readonly sessionCpu: CpuTracker;
+  /**
+   * Live roots' exits told by the kernel (pidfd; default where available) instead of the timer
+   * look every ROOT_CHECK_INTERVAL_MS. False: the timer look (the bench's A/B, tests of it).
+   */
+  readonly rootExitEvents?: boolean;
 }
 
 export function toOrphanView(orphan: Orphan): OrphanView {
@@ -139,10 +145,28 @@ function liveSessionRoots(context: HostContext): ProcessIdentity[] {
     ]);
 }
 
-export function createPoller({ context, heldLeases, ownedCpu, systemCpu, sessionCpu }: PollerDeps): Poller {
+export function createPoller({
+  context,
+  heldLeases,
+  ownedCpu,
+  systemCpu,
+  sessionCpu,
+  rootExitEvents = true,
+}: PollerDeps): Poller {
   let timer: NodeJS.Timeout | null = null;
   let rootCheck: NodeJS.Timeout | null = null;
   const rootWatch = createRootWatch();
+  // Null where pidfds are missing (not Linux, no koffi): the timer look stands in.
+  let exitWatch = rootExitEvents
+    ? createExitWatch(
+        (exited) => rootsExited(exited),
+        () => {
+          // Its thread failed: the timer look takes over from the next arming on.
+          exitWatch = null;
+          armRootCheck();
+        },
+      )
+    : null;
   // The live sessions' roots as the last tick left them: what every look until the next tick reads.
   let watchedRoots: readonly ProcessIdentity[] = [];
   // Roots whose exit already asked for a tick: a failed observer tick must not turn into a poll storm.
@@ -234,28 +258,43 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
   }
 
   /**
-   * Between polls, one stat read per live session root (ROOT_CHECK_INTERVAL_MS): a root that exited
-   * makes its session's leftovers news, so the next poll comes at once and the leak shows within
-   * about a quarter second of the agent's death instead of up to a poll interval later.
+   * A root that exited makes its session's leftovers news, so the next poll comes at once and the
+   * leak shows moments after the agent's death instead of up to a poll interval later. The kernel
+   * tells the exit (the exit watch's pidfds); only without pidfds does this timer look read each
+   * live root's stat every ROOT_CHECK_INTERVAL_MS (then within about a quarter second).
    */
   function checkRoots(): void {
     if (inFlight !== null) return;
-    const exited = rootWatch.exited(watchedRoots).filter((root) => !exitTold.has(identityKey(root)));
+    rootsExited(rootWatch.exited(watchedRoots));
+  }
+
+  /**
+   * Roots that exited ask for a tick soon, once each. Told by the exit watch during a tick too: the
+   * tick asked for then waits for the one in flight and reads afresh (at worst one tick more).
+   */
+  function rootsExited(roots: readonly ProcessIdentity[]): void {
+    const exited = roots.filter((root) => !exitTold.has(identityKey(root)));
     if (exited.length === 0) return;
     for (const root of exited) exitTold.add(identityKey(root));
     schedule(REQUESTED_POLL_DELAY_MS);
   }
 
   /**
-   * The root watch runs only while a live session exists: with none, its wakeups found nothing to
-   * check and were an idle host's steadiest cost. Re-judged after every tick, which also makes the
-   * one list of roots the looks until the next tick share (none of them allocates a list).
+   * The roots are re-judged after every tick. The exit watch is handed them (the same set again
+   * costs nothing); the timer look, its fallback, runs only while a live session exists (with
+   * none, its wakeups found nothing to check and were an idle host's steadiest cost), and the
+   * looks until the next tick share one list of roots (none of them allocates a list).
    */
   function armRootCheck(): void {
     watchedRoots = stopped ? [] : liveSessionRoots(context);
     // Once a tick saw the session end, its root leaves the live list and need not be remembered.
     const live = new Set(watchedRoots.map(identityKey));
     for (const key of exitTold) if (!live.has(key)) exitTold.delete(key);
+    if (exitWatch !== null) {
+      // The kernel tells exits: no timer, no look between ticks. The same roots again cost nothing.
+      exitWatch.watch(watchedRoots);
+      return;
+    }
     const wanted = watchedRoots.length > 0;
     if (wanted && rootCheck === null) {
       rootCheck = setInterval(checkRoots, ROOT_CHECK_INTERVAL_MS);
@@ -285,6 +324,7 @@ export function createPoller({ context, heldLeases, ownedCpu, systemCpu, session
       if (rootCheck !== null) clearInterval(rootCheck);
       rootCheck = null;
       rootWatch.close();
+      exitWatch?.close();
     },
   };
 }

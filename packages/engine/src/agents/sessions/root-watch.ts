@@ -9,6 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { readLiveStartTime } from '../../signal/start-time.js';
 import { parseStatBytes } from '../../table/linux-stat.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
+import { createExitWatch } from './exit-watch.js';
 
 /**
  * How often the roots are looked at between ticks (4 stat reads a second per live session). Each
@@ -158,4 +159,65 @@ export async function waitForTickOrRootExit(
   } finally {
     watch.close();
   }
+}
+
+/** The wait between a watcher's ticks, kept across ticks (see `createTickWaiter`). */
+export interface TickWaiter {
+  /**
+   * Waits `delayMs`, or less: true once one of `roots` exited (or one did since the last wait),
+   * false when the delay passed or `interrupt()` was called.
+   */
+  wait(roots: readonly ProcessIdentity[], delayMs: number): Promise<boolean>;
+  /** Ends the current wait (false) and every later one at once: the caller is stopping. */
+  interrupt(): void;
+  close(): void;
+}
+
+/**
+ * `waitForTickOrRootExit` for a loop of ticks (`treewarden watch`): where pidfds exist the kernel
+ * tells a root's exit (exit-watch.ts), so a wait is one timer and nothing else, where the look
+ * woke four times a second to read every root's stat; elsewhere it is the look.
+ */
+export function createTickWaiter(): TickWaiter {
+  let interrupted = false;
+  // An exit told while no wait ran (during a tick): the next wait returns at once.
+  let toldMeanwhile = false;
+  let settle: ((exited: boolean) => void) | null = null;
+  const exits = createExitWatch(() => {
+    if (settle !== null) settle(true);
+    else toldMeanwhile = true;
+  });
+  return {
+    async wait(roots, delayMs) {
+      if (exits === null)
+        return waitForTickOrRootExit(
+          () => roots,
+          delayMs,
+          () => interrupted,
+        );
+      exits.watch(roots);
+      if (interrupted) return false;
+      if (toldMeanwhile) {
+        toldMeanwhile = false;
+        return true;
+      }
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), delayMs);
+        const done = (exited: boolean) => {
+          clearTimeout(timer);
+          settle = null;
+          resolve(exited);
+        };
+        settle = done;
+      });
+    },
+    interrupt() {
+      interrupted = true;
+      settle?.(false);
+    },
+    close() {
+      settle?.(false);
+      exits?.close();
+    },
+  };
 }

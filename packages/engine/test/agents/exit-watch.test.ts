@@ -1,0 +1,142 @@
+/**
+ * The kernel-told exit watch of live sessions' roots (pidfd), on real processes: a live root is
+ * never told; a killed root is told within moments, without any look by timer (the watching
+ * thread only wakes on an exit or a change); a zombie is an exit; a pid whose start time differs
+ * (recycled) is told at once; a root no longer watched is not told; closing ends the thread.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
+import { createExitWatch, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
+import { createTickWaiter } from '../../src/agents/sessions/root-watch.js';
+import type { ProcessIdentity } from '../../src/table/types.js';
+
+const tracker = useProcessTracker();
+/** Far under the timer look's 250 ms period, far over a pidfd wake on a loaded machine. */
+const TOLD_WITHIN_MS = 2000;
+/** Longer than any test's timeout: a wait that returns at all returned early. */
+const NEVER_MS = 600_000;
+
+async function startSleeper(): Promise<number> {
+  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+  tracker.trackChild(child);
+  const pid = child.pid as number;
+  await pollUntil(() => isRunning(pid), { description: 'the sleeper' });
+  return pid;
+}
+
+/** The calls' exits, in order, and a wait for the next. */
+function recorder() {
+  const told: ProcessIdentity[][] = [];
+  return {
+    told,
+    onExit: (exited: ProcessIdentity[]) => told.push(exited),
+    toldPids: () => told.flat().map((root) => root.pid),
+  };
+}
+
+/** This process's threads (the watch's own thread among them while it runs). */
+const threadCount = () => readdirSync('/proc/self/task').length;
+
+describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit watch (pidfd)', () => {
+  it('tells a killed root once, at once, and never a live one', async () => {
+    const live = await startSleeper();
+    const doomed = await startSleeper();
+    const seen = recorder();
+    const watch = createExitWatch(seen.onExit);
+    if (watch === null) throw new Error('exit watch unavailable');
+    try {
+      const roots = [identityOf(live), identityOf(doomed)];
+      watch.watch(roots);
+      // Nothing exits: nothing is told (the thread sleeps in poll, no timer looks).
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(seen.told).toEqual([]);
+      const killedAt = performance.now();
+      process.kill(doomed, 'SIGKILL');
+      await pollUntil(() => seen.told.length > 0, { deadlineMs: TOLD_WITHIN_MS, description: 'the exit told' });
+      const latencyMs = performance.now() - killedAt;
+      expect(seen.toldPids()).toEqual([doomed]);
+      // The same roots again: no change, so no second telling of the one that exited.
+      watch.watch([...roots]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(seen.toldPids()).toEqual([doomed]);
+      expect(latencyMs).toBeLessThan(TOLD_WITHIN_MS);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('counts a zombie and a recycled pid as exited, and lets a dropped root go', async () => {
+    // `sleep 600` never reaps: its killed child stays a zombie.
+    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    tracker.trackChild(shell);
+    const zombiePid = await new Promise<number>((resolve) =>
+      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
+    tracker.trackPid(zombiePid);
+    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    const dropped = await startSleeper();
+    const seen = recorder();
+    const watch = createExitWatch(seen.onExit);
+    if (watch === null) throw new Error('exit watch unavailable');
+    try {
+      const zombie = identityOf(zombiePid);
+      const recycled = { ...identityOf(dropped), startTime: `${identityOf(dropped).startTime}1` };
+      watch.watch([zombie, identityOf(dropped), recycled]);
+      // The wrong start time is another process under the pid: told as soon as it is watched.
+      await pollUntil(() => seen.told.length > 0, { deadlineMs: TOLD_WITHIN_MS, description: 'the recycled pid' });
+      expect(seen.told.flat()).toEqual([recycled]);
+      watch.watch([zombie]);
+      process.kill(dropped, 'SIGKILL');
+      process.kill(zombiePid, 'SIGKILL');
+      await pollUntil(() => seen.told.length > 1, { deadlineMs: TOLD_WITHIN_MS, description: 'the zombie told' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The zombie is told; the sleeper no longer watched is not.
+      expect(seen.told.slice(1).flat()).toEqual([zombie]);
+      expect(isRunning(zombiePid)).toBe(false);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('ends its thread when closed, and starts none while nothing is watched', async () => {
+    const before = threadCount();
+    const seen = recorder();
+    const watch = createExitWatch(seen.onExit);
+    if (watch === null) throw new Error('exit watch unavailable');
+    watch.watch([]);
+    expect(threadCount()).toBe(before);
+    watch.watch([identityOf(await startSleeper())]);
+    await pollUntil(() => threadCount() > before, { description: 'the watching thread' });
+    watch.close();
+    await pollUntil(() => threadCount() <= before, { description: 'the watching thread to end' });
+    expect(seen.told).toEqual([]);
+  });
+
+  it("waits between a watcher's ticks for the delay, a root's exit, or an interrupt, and nothing else", async () => {
+    const waiter = createTickWaiter();
+    try {
+      const root = identityOf(await startSleeper());
+      // Nothing exits: the delay passes.
+      expect(await waiter.wait([root], 300)).toBe(false);
+      setTimeout(() => process.kill(root.pid, 'SIGKILL'), 200);
+      const started = performance.now();
+      expect(await waiter.wait([root], NEVER_MS)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(TOLD_WITHIN_MS);
+      // An exit while no wait runs (a tick): the next wait returns at once.
+      const other = identityOf(await startSleeper());
+      expect(await waiter.wait([other], 200)).toBe(false);
+      process.kill(other.pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await waiter.wait([other], NEVER_MS)).toBe(true);
+      // Stopping: the wait ends at once, and so does every later one.
+      const third = identityOf(await startSleeper());
+      setTimeout(() => waiter.interrupt(), 200);
+      expect(await waiter.wait([third], NEVER_MS)).toBe(false);
+      expect(await waiter.wait([third], NEVER_MS)).toBe(false);
+    } finally {
+      waiter.close();
+    }
+  });
+});
