@@ -68,13 +68,13 @@ describe('agent sessions in the host', () => {
           description: 'the fake Claude session in the first snapshot',
         });
         if (exitEvents && process.platform === 'linux' && exitWatchAvailable()) {
-          // Told by the kernel: the live root is held as a pidfd, and its stat is never held for
-          // re-reading (the timer look's four reads a second per root, and its wake-ups, are gone).
+          // Told by the kernel: the live root is held as a pidfd. (Whether its stat file is open
+          // says nothing here: the host's full table reads hold every process's stat, and test
+          // files share this worker's fd table.)
           await pollUntil(() => openProcLinks().includes('anon_inode:[pidfd]'), {
             deadlineMs: EVENT_WAIT_MS,
             description: 'a pidfd held for the live root',
           });
-          expect(openProcLinks()).not.toContain(`/proc/${agent.rootPid}/stat`);
         }
         const polls = events.filter((event) => event.type === 'snapshot').length;
         process.kill(agent.rootPid, 'SIGKILL');
