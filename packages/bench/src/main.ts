@@ -8,6 +8,7 @@ import { runAlertsBench } from './alerts-bench.js';
 import { runContainerBench } from './container-bench.js';
 import { runEnvBench } from './env-bench.js';
 import { runExportBench } from './export-bench.js';
+import { runFdBench } from './fd-bench.js';
 import { runHooksBench } from './hooks-bench.js';
 import { runKillBench } from './kill-bench.js';
 import { runLimitsBench } from './limits-bench.js';
@@ -25,6 +26,7 @@ async function runSection(title: string, section: Section): Promise<string> {
 
 const SECTIONS: Readonly<Record<string, readonly [title: string, section: Section]>> = {
   table: ['Process table', runTableBench],
+  fds: ['Process table: fd and inotify counts', runFdBench],
   kill: ['Tree kill', () => runKillBench()],
   limits: ['Limits', runLimitsBench],
   ports: ['Ports', runPortBench],
@@ -37,7 +39,7 @@ const SECTIONS: Readonly<Record<string, readonly [title: string, section: Sectio
   containers: ['Containers', runContainerBench],
 };
 
-/** `main.js [SECTION…]`: only the named sections (table, kill, limits, ports, agents, alerts, mcp, env, hooks, export, containers); all of them by default. */
+/** `main.js [SECTION…]`: only the named sections (table, fds, kill, limits, ports, agents, alerts, mcp, env, hooks, export, containers); all of them by default. */
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !(name in SECTIONS));
