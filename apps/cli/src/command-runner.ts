@@ -12,6 +12,9 @@ function isParseArgsError(error: unknown): error is Error {
   return error instanceof Error && String((error as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
 }
 
+/** node:util parseArgs's message for an unknown `--help` or `-h`. */
+const HELP_OPTION = /^Unknown option '(--help|-h)'/;
+
 export async function runChosenCommand(name: string, command: CliCommand, argv: readonly string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
     await writeText(process.stdout, `usage: ${command.usage}\n`);
@@ -20,6 +23,13 @@ export async function runChosenCommand(name: string, command: CliCommand, argv: 
   try {
     return await command.main(argv);
   } catch (error) {
+    // `--help` after a subcommand (`hooks install --help`) reaches the command's own parser, which
+    // does not know it: it asked for the usage, so it gets it. A run's own command keeps its
+    // `--help` (`run CMD --help`): arguments after the command are never parsed as options.
+    if (isParseArgsError(error) && HELP_OPTION.test(error.message)) {
+      await writeText(process.stdout, `usage: ${command.usage}\n`);
+      return EXIT_OK;
+    }
     if (isUsageError(error) || isParseArgsError(error)) {
       await writeText(process.stderr, `treewarden ${name}: ${error.message}\nusage: ${command.usage}\n`);
       return EXIT_USAGE;
