@@ -12,7 +12,7 @@ import type {
   SessionView,
   Snapshot,
 } from '@treewarden/protocol';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createHistoryState } from '../src/store/history-slice';
 import { createSystemTable } from '../src/store/slices';
 import { useAppStore } from '../src/store/store';
@@ -176,5 +176,20 @@ export function resetStoreEachTest(): void {
   afterEach(() => {
     cleanup(); // vitest runs without globals, so testing-library cannot register this itself
     setBridge(null);
+  });
+}
+
+/**
+ * jsdom lays nothing out: gives every element a `clientHeight` of `px` for this file's tests, so
+ * the System view's virtualizer has a viewport and renders rows; restored after the file.
+ */
+export function withViewportHeight(px: number): void {
+  let saved: PropertyDescriptor | undefined;
+  beforeAll(() => {
+    saved = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
+    Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => px });
+  });
+  afterAll(() => {
+    if (saved) Object.defineProperty(HTMLElement.prototype, 'clientHeight', saved);
   });
 }

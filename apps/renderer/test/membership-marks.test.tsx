@@ -4,7 +4,7 @@
  * recycled pid (same pid, another start time) carries no mark. Searched rows keep their marks.
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SystemView } from '../src/components/system-view';
 import { membershipMarks } from '../src/model/membership-marks';
 import { useAppStore } from '../src/store/store';
@@ -17,19 +17,12 @@ import {
   makeSnapshot,
   okReply,
   resetStoreEachTest,
+  withViewportHeight,
 } from './fixtures';
 
 resetStoreEachTest();
 
-const VIEWPORT_PX = 600;
-let clientHeight: PropertyDescriptor | undefined;
-beforeAll(() => {
-  clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => VIEWPORT_PX });
-});
-afterAll(() => {
-  if (clientHeight) Object.defineProperty(HTMLElement.prototype, 'clientHeight', clientHeight);
-});
+withViewportHeight(600);
 
 const runMember = makeProcess({ pid: 100, ppid: 50, command: 'node', commandLine: 'node worker.mjs' });
 const leaked = makeProcess({ pid: 300, ppid: 1, command: 'sleep', commandLine: 'sleep 1000' });

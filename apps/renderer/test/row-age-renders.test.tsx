@@ -4,13 +4,13 @@
  * visible row used to re-render, and Chromium re-laid it out, every second of an idle window).
  */
 import { act, render } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SystemView } from '../src/components/system-view';
 import type { Sample } from '../src/model/history';
 import { identityKey } from '../src/model/identity';
 import { tickWithData } from '../src/store/clock';
 import { useAppStore } from '../src/store/store';
-import { installFakeBridge, makeProcess, okReply, resetStoreEachTest } from './fixtures';
+import { installFakeBridge, makeProcess, okReply, resetStoreEachTest, withViewportHeight } from './fixtures';
 
 /** Renders of each row, counted where every row render passes: its samples hook. */
 const rowRenders = new Map<string, number>();
@@ -26,15 +26,7 @@ vi.mock('../src/hooks/use-samples', async (importOriginal) => {
 
 resetStoreEachTest();
 
-const VIEWPORT_PX = 600;
-let clientHeight: PropertyDescriptor | undefined;
-beforeAll(() => {
-  clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => VIEWPORT_PX });
-});
-afterAll(() => {
-  if (clientHeight) Object.defineProperty(HTMLElement.prototype, 'clientHeight', clientHeight);
-});
+withViewportHeight(600);
 afterEach(() => {
   vi.useRealTimers();
 });

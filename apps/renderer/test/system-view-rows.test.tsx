@@ -7,24 +7,15 @@
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import type { ProcessNode } from '@treewarden/protocol';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SystemView } from '../src/components/system-view';
 import { identityKey } from '../src/model/identity';
 import { useAppStore } from '../src/store/store';
-import { installFakeBridge, makeProcess, okReply, resetStoreEachTest } from './fixtures';
+import { installFakeBridge, makeProcess, okReply, resetStoreEachTest, withViewportHeight } from './fixtures';
 
 resetStoreEachTest();
 
-// jsdom lays nothing out: give the scroller a viewport so the virtualizer renders rows.
-const VIEWPORT_PX = 600;
-let clientHeight: PropertyDescriptor | undefined;
-beforeAll(() => {
-  clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
-  Object.defineProperty(HTMLElement.prototype, 'clientHeight', { configurable: true, get: () => VIEWPORT_PX });
-});
-afterAll(() => {
-  if (clientHeight) Object.defineProperty(HTMLElement.prototype, 'clientHeight', clientHeight);
-});
+withViewportHeight(600);
 
 function shownPids(): number[] {
   return [...document.querySelectorAll('[role="treeitem"]')].map((row) => Number(row.getAttribute('data-pid')));
