@@ -100,6 +100,33 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
     }
   });
 
+  it('tells a zombie root once though a set still naming it reaches the thread after its exit', async () => {
+    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    tracker.trackChild(shell);
+    const zombiePid = await new Promise<number>((resolve) =>
+      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
+    tracker.trackPid(zombiePid);
+    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    const other = await startSleeper();
+    const seen = recorder();
+    const watch = createExitWatch(seen.onExit);
+    if (watch === null) throw new Error('exit watch unavailable');
+    try {
+      const zombie = identityOf(zombiePid);
+      watch.watch([zombie, identityOf(other)]);
+      process.kill(zombiePid, 'SIGKILL');
+      await pollUntil(() => seen.told.length > 0, { deadlineMs: TOLD_WITHIN_MS, description: 'the zombie told' });
+      // A new set that still names it (as a tick's set, sent before that tick saw the exit, does):
+      // the thread opens the zombie again, and its pidfd polls readable at once.
+      watch.watch([zombie]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(seen.told).toEqual([[zombie]]);
+    } finally {
+      watch.close();
+    }
+  });
+
   it('ends its thread when closed, and starts none while nothing is watched', async () => {
     const before = threadCount();
     const seen = recorder();

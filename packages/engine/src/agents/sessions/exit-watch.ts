@@ -69,7 +69,7 @@ export function exitWatchAvailable(): boolean {
 
 /**
  * An exit watch calling `onExit` (on this thread, after the exit) with the roots that exited;
- * null when unavailable. Each root is told once; watching it again after that re-checks it.
+ * null when unavailable. Each root is told once while it stays watched; dropped and watched again, it is checked again.
  * `onFailure`: its thread failed or ended unasked (it tells nothing more; the caller falls back).
  */
 export function createExitWatch(
@@ -83,6 +83,10 @@ export function createExitWatch(
   let watchedKeys = '';
   // The identities last asked for, by key (what an exited key is told as).
   let byKey = new Map<string, ProcessIdentity>();
+  // Keys already told while watched throughout. The thread can tell a key twice: a set of roots
+  // still in flight to it when the root exited makes it open the (zombie) root again, which polls
+  // readable at once. A CI run saw that double telling. An exited identity never lives again.
+  let told = new Set<string>();
 
   function wake(): void {
     try {
@@ -98,7 +102,8 @@ export function createExitWatch(
     const started = new Worker(workerUrl(), { workerData: { wakeFd } });
     started.unref();
     started.on('message', (keys: string[]) => {
-      const exited = keys.flatMap((key) => byKey.get(key) ?? []);
+      const exited = keys.filter((key) => !told.has(key)).flatMap((key) => byKey.get(key) ?? []);
+      for (const root of exited) told.add(identityKey(root));
       if (exited.length > 0) onExit(exited);
     });
     // A thread that failed (its FFI, say) tells nothing more: the caller looks by timer instead.
@@ -121,6 +126,8 @@ export function createExitWatch(
       if (joined === watchedKeys) return;
       watchedKeys = joined;
       byKey = new Map(roots.map((root, index) => [keys[index] as string, root]));
+      // A key dropped and watched again later is checked again; one watched throughout is not.
+      told = new Set(keys.filter((key) => told.has(key)));
       if (worker === null) {
         if (roots.length === 0) return;
         worker = start();
@@ -143,6 +150,7 @@ export function createExitWatch(
       wakeFd = -1;
       watchedKeys = '';
       byKey = new Map();
+      told = new Set();
       // The thread returns from its poll and ends; its eventfd is closed once it has.
       closing.once('exit', () => loadPidfd()?.close(fd));
     },
