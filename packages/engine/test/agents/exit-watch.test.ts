@@ -5,10 +5,10 @@
  * (recycled) is told at once; a root no longer watched is not told; closing ends the thread.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
-import { createExitWatch, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
+import { createExitWatch, EXIT_WATCH_THREAD_NAME, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
 import { createTickWaiter } from '../../src/agents/sessions/root-watch.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
 
@@ -36,8 +36,18 @@ function recorder() {
   };
 }
 
-/** This process's threads (the watch's own thread among them while it runs). */
-const threadCount = () => readdirSync('/proc/self/task').length;
+/**
+ * This process's exit-watch threads, by their name: a count of all threads moved with other test
+ * files' threads ending in this shared worker (a CI run timed out on it).
+ */
+const threadCount = () =>
+  readdirSync('/proc/self/task').filter((tid) => {
+    try {
+      return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === EXIT_WATCH_THREAD_NAME;
+    } catch {
+      return false; // ended since the listing
+    }
+  }).length;
 
 describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit watch (pidfd)', () => {
   it('tells a killed root once, at once, and never a live one', async () => {
@@ -128,6 +138,8 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
   });
 
   it('ends its thread when closed, and starts none while nothing is watched', async () => {
+    // The earlier tests' watches were closed, but a closed thread ends a moment later.
+    await pollUntil(() => threadCount() === 0, { description: "the earlier tests' watch threads to end" });
     const before = threadCount();
     const seen = recorder();
     const watch = createExitWatch(seen.onExit);

@@ -4,7 +4,7 @@
  * readable once its process has exited (a zombie too) and names that process, not its number, so
  * a recycled pid is never taken for the root. Nothing runs between exits and changes: no timer.
  */
-import { readFileSync, readSync } from 'node:fs';
+import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { parseStatBytes } from '../../table/linux-stat.js';
@@ -24,7 +24,14 @@ const syscall = libc.func('long syscall(long, ...)');
 const poll = libc.func('int poll(void *fds, unsigned long nfds, int timeout)');
 const closeFd = libc.func('int close(int)');
 
-const wakeFd = (workerData as { wakeFd: number }).wakeFd;
+const { wakeFd, threadName } = workerData as { wakeFd: number; threadName: string };
+
+// Named, so `top -H` and `ps -L` tell it from node's other threads.
+try {
+  writeFileSync('/proc/thread-self/comm', threadName);
+} catch {
+  // A kernel without /proc/thread-self (before 3.17): the thread keeps node's name.
+}
 const port = parentPort;
 /** Held roots: key → pidfd. */
 const held = new Map<string, number>();

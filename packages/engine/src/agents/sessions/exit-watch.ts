@@ -33,6 +33,8 @@ interface KoffiLike {
   load(path: string): { func(signature: string): (...args: unknown[]) => number };
 }
 
+/** The watch thread's name in `top -H`, `ps -L` and /proc/PID/task/TID/comm (15 bytes at most). */
+export const EXIT_WATCH_THREAD_NAME = 'tw-exit-watch';
 const EFD_CLOEXEC = 0o2000000;
 const EFD_NONBLOCK = 0o4000;
 const ONE = Buffer.from([1, 0, 0, 0, 0, 0, 0, 0]);
@@ -99,7 +101,7 @@ export function createExitWatch(
   function start(): Worker | null {
     wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wakeFd < 0) return null;
-    const started = new Worker(workerUrl(), { workerData: { wakeFd } });
+    const started = new Worker(workerUrl(), { workerData: { wakeFd, threadName: EXIT_WATCH_THREAD_NAME } });
     started.unref();
     started.on('message', (keys: string[]) => {
       const exited = keys.filter((key) => !told.has(key)).flatMap((key) => byKey.get(key) ?? []);
