@@ -143,6 +143,21 @@ export function zombieLeavingScript(seconds: number): string {
   return `(${waitForExec}) & echo $!; exec sleep ${seconds}`;
 }
 
+/**
+ * A child that stays a zombie once killed: `sh` backgrounds `sleep 60`, prints its pid and execs
+ * `sleep 600`, which never reaps. Resolves with the child's pid once it runs; both are tracked.
+ */
+export async function startZombieToBe(tracker: ProcessTracker): Promise<number> {
+  const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  tracker.trackChild(shell);
+  const pid = await new Promise<number>((resolve) =>
+    shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
+  tracker.trackPid(pid);
+  await pollUntil(() => isRunning(pid), { description: 'the child to be' });
+  return pid;
+}
+
 export function isRunning(pid: number, startTime?: string): boolean {
   const entry = readProcEntry(pid);
   if (entry === null || entry.state === 'Z' || entry.state === 'X') return false;

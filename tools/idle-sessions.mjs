@@ -12,21 +12,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { benchModule, FAKE_CLAUDE, optionReader } from './lib/idle-tools.mjs';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const bench = (name) => import(resolve(here, '../packages/bench/dist', name));
-const { AGENT_STUBS, endFakeSession, startFakeSession } = await bench('fake-session.js');
-const { createLoad } = await bench('pause-load.js');
-const FAKE_CLAUDE = resolve(here, '../packages/engine/fixtures/agents/fake-claude.mjs');
+const { AGENT_STUBS, endFakeSession, startFakeSession } = await benchModule('fake-session.js');
+const { createLoad } = await benchModule('pause-load.js');
 
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const [, value] = args.splice(at, 2);
-  return value;
-};
+const opt = optionReader(args);
 const sessionsWanted = Number(opt('sessions', '10'));
 const procs = Number(opt('procs', '1000'));
 const settleMs = Number(opt('settle', '60')) * 1000;

@@ -7,7 +7,13 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
+import {
+  identityOf,
+  isRunning,
+  pollUntil,
+  startZombieToBe,
+  useProcessTracker,
+} from '../../../../test-support/index.js';
 import { createExitWatch, EXIT_WATCH_THREAD_NAME, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
 import { createTickWaiter } from '../../src/agents/sessions/root-watch.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
@@ -78,14 +84,7 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
   });
 
   it('counts a zombie and a recycled pid as exited, and lets a dropped root go', async () => {
-    // `sleep 600` never reaps: its killed child stays a zombie.
-    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    tracker.trackChild(shell);
-    const zombiePid = await new Promise<number>((resolve) =>
-      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
-    );
-    tracker.trackPid(zombiePid);
-    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    const zombiePid = await startZombieToBe(tracker);
     const dropped = await startSleeper();
     const seen = recorder();
     const watch = createExitWatch(seen.onExit);
@@ -111,13 +110,7 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
   });
 
   it('tells a zombie root once though a set still naming it reaches the thread after its exit', async () => {
-    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    tracker.trackChild(shell);
-    const zombiePid = await new Promise<number>((resolve) =>
-      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
-    );
-    tracker.trackPid(zombiePid);
-    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    const zombiePid = await startZombieToBe(tracker);
     const other = await startSleeper();
     const seen = recorder();
     const watch = createExitWatch(seen.onExit);

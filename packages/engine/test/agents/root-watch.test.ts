@@ -6,7 +6,13 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { identityOf, isRunning, pollUntil, useProcessTracker } from '../../../../test-support/index.js';
+import {
+  identityOf,
+  isRunning,
+  pollUntil,
+  startZombieToBe,
+  useProcessTracker,
+} from '../../../../test-support/index.js';
 import { anyRootExited, createRootWatch, waitForTickOrRootExit } from '../../src/agents/sessions/root-watch.js';
 
 const tracker = useProcessTracker();
@@ -55,14 +61,8 @@ describe.skipIf(process.platform !== 'linux')('root watch', () => {
   });
 
   it('holds each root once: a live one stays live, a zombie or a reaped one exits, a dropped one is let go', async () => {
-    // `sleep 600` never reaps: its killed child stays a zombie; the second sleeper is reaped by us.
-    const shell = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    tracker.trackChild(shell);
-    const zombiePid = await new Promise<number>((resolve) =>
-      shell.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
-    );
-    tracker.trackPid(zombiePid);
-    await pollUntil(() => isRunning(zombiePid), { description: 'the child to be' });
+    // The zombie's parent never reaps it; the second sleeper is reaped by us.
+    const zombiePid = await startZombieToBe(tracker);
     const reaped = startSleeper();
     await pollUntil(() => isRunning(reaped), { description: 'the reaped sleeper' });
     const roots = [identityOf(zombiePid), identityOf(reaped)];
