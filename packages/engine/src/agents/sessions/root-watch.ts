@@ -183,13 +183,20 @@ export function createTickWaiter(): TickWaiter {
   // An exit told while no wait ran (during a tick): the next wait returns at once.
   let toldMeanwhile = false;
   let settle: ((exited: boolean) => void) | null = null;
-  const exits = createExitWatch(() => {
-    if (settle !== null) settle(true);
-    else toldMeanwhile = true;
-  });
+  // Its thread failed: it tells nothing more, so the look takes over (as the host's poller does).
+  let exitsFailed = false;
+  const exits = createExitWatch(
+    () => {
+      if (settle !== null) settle(true);
+      else toldMeanwhile = true;
+    },
+    () => {
+      exitsFailed = true;
+    },
+  );
   return {
     async wait(roots, delayMs) {
-      if (exits === null)
+      if (exits === null || exitsFailed)
         return waitForTickOrRootExit(
           () => roots,
           delayMs,
