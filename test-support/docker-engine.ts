@@ -3,13 +3,16 @@
  * unix socket or /var/run/docker.sock); otherwise, as root with `dockerd` installed, starts one on
  * the default socket with `--iptables=false --bridge=none` and leaves it for the rest of the suite
  * (a second suite finds it up). Without an engine the tests fail under CI=true and skip locally,
- * with the reason. The image is built offline: `docker import` of a rootfs holding Debian's
+ * with the reason. A lane that runs in its own pid namespace (`npm test`'s e2e lane, beside the unit
+ * suite) names a directory in TREEWARDEN_TEST_DOCKER_DIR instead: its daemon is its own (socket,
+ * data and exec roots there), so no container or daemon of one lane shows in the other's /proc,
+ * where its pids would name other processes or none. The image is built offline: `docker import` of a rootfs holding Debian's
  * busybox-static and its applet links; containers always run with `--network none`.
  */
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { engineRequest, findEngineSocket } from '@treewarden/engine';
 
@@ -46,8 +49,18 @@ function dockerdBinary(): string | null {
 /** Started once per worker at most; the daemon outlives the suite on purpose (it is infrastructure). */
 let starting: Promise<TestEngine> | null = null;
 
-async function startDockerd(binary: string): Promise<TestEngine> {
-  const log = join(mkdtempSync(join(tmpdir(), 'tw-dockerd-')), 'dockerd.log');
+/** Where a lane's own daemon lives, when it has one (see the file's comment); null for the shared one. */
+export const PRIVATE_ENGINE_ENV = 'TREEWARDEN_TEST_DOCKER_DIR';
+
+function privateEngineDir(): string | null {
+  const dir = process.env[PRIVATE_ENGINE_ENV];
+  return dir === undefined || dir === '' ? null : dir;
+}
+
+async function startDockerd(binary: string, privateDir: string | null): Promise<TestEngine> {
+  const logDir = privateDir ?? mkdtempSync(join(tmpdir(), 'tw-dockerd-'));
+  const log = join(logDir, 'dockerd.log');
+  const socketPath = privateDir === null ? DEFAULT_SOCKET : join(privateDir, 'docker.sock');
   // Without the suite marker: the leak guard judges processes the tests leave, and the daemon is
   // not one of them.
   const env = { ...process.env };
@@ -56,33 +69,42 @@ async function startDockerd(binary: string): Promise<TestEngine> {
   // Its own pid file: dockerd refuses to start while /var/run/docker.pid names a live process, and
   // a file a dead daemon left (a machine restored from a snapshot has one) names whatever process
   // got that pid since; seen here failing every container test of a CI run.
-  const pidFile = join(dirname(log), 'dockerd.pid');
+  const pidFile = join(logDir, 'dockerd.pid');
   const args = ['--iptables=false', '--ip6tables=false', '--bridge=none', `--pidfile=${pidFile}`];
+  if (privateDir !== null)
+    args.push(
+      `--host=unix://${socketPath}`,
+      `--data-root=${join(privateDir, 'data')}`,
+      `--exec-root=${join(privateDir, 'exec')}`,
+    );
   const child = spawn(binary, args, {
     detached: true,
     stdio: ['ignore', fd, fd],
     env,
   });
   child.unref();
-  const up = await pollUntil(() => pings(DEFAULT_SOCKET), {
-    description: `dockerd to answer on ${DEFAULT_SOCKET} (log: ${log})`,
+  const up = await pollUntil(() => pings(socketPath), {
+    description: `dockerd to answer on ${socketPath} (log: ${log})`,
     deadlineMs: DOCKERD_START_DEADLINE_MS,
     intervalMs: DOCKERD_POLL_MS,
   }).catch(() => false);
-  return up
-    ? { socketPath: DEFAULT_SOCKET }
-    : { skip: `dockerd did not answer within ${DOCKERD_START_DEADLINE_MS} ms (log: ${log})` };
+  return up ? { socketPath } : { skip: `dockerd did not answer within ${DOCKERD_START_DEADLINE_MS} ms (log: ${log})` };
 }
 
 /** An engine to test against, or why there is none. */
 export async function testEngine(): Promise<TestEngine> {
-  const socket = findEngineSocket();
+  const privateDir = privateEngineDir();
+  if (privateDir !== null) {
+    // Everything this lane starts (serve, the docker CLI) finds the lane's daemon first.
+    process.env.DOCKER_HOST = `unix://${join(privateDir, 'docker.sock')}`;
+  }
+  const socket = privateDir === null ? findEngineSocket() : join(privateDir, 'docker.sock');
   if (socket !== null && (await pings(socket))) return { socketPath: socket };
   const binary = dockerdBinary();
   if (binary === null)
     return { skip: 'no Docker Engine socket answers and dockerd is not installed (apt-get install docker.io)' };
   if (process.getuid?.() !== 0) return { skip: 'no Docker Engine socket answers and starting dockerd needs root' };
-  starting ??= startDockerd(binary);
+  starting ??= startDockerd(binary, privateDir);
   return starting;
 }
 

@@ -1,31 +1,57 @@
 #!/usr/bin/env node
 /**
- * `npm test`: the build, then the unit suite (vitest) with the static checks in a lane beside it,
- * then the e2e suite alone. The unit suite mostly waits on real processes, so the CPU-bound checks
- * fit in its idle time; the e2e suite never overlaps it, because its `serve` watches the whole
- * machine and would show (and could clean up) the unit suite's planted leaks and fake agents.
+ * `npm test`: the build, then the unit suite (vitest), the static checks and the e2e suite side by
+ * side. Both suites mostly wait on real processes, so they share two cores well (measured: 9.8 min
+ * one after the other, see the commit). But the e2e suite's `serve` watches the whole machine: it
+ * would show, and its "Clean up all" could end, the unit suite's planted leaks and fake agents. So
+ * it runs beside the unit suite only in a pid namespace of its own (`unshare --pid --mount-proc`,
+ * as root, with tini as its init to reap what it adopts), where /proc holds its processes alone,
+ * with a Docker Engine of its own (test-support/docker-engine.ts); anywhere else it runs after the
+ * unit suite, alone, as before. Its output is held and printed once it ends, so the two suites'
+ * lines never interleave.
  * A failed check prints its output at once; every step's status and time is summed up at the end,
  * and the exit status is 1 if any step failed (a failed build stops everything: nothing else can
  * test the code it did not build).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const CHECKS = ['typecheck:tests', 'lint', 'check:boundaries', 'test:security'];
 
-/** Runs `npm run SCRIPT`; `streamed` output goes straight through, else it is kept for a failure. */
-function runScript(script, streamed) {
+const NAMESPACE = ['unshare', '--pid', '--fork', '--mount-proc', 'tini', '-s', '--'];
+/** The command prefix of an own pid namespace, when this machine can make one (root, unshare, tini). */
+function ownPidNamespace() {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return null;
+  const probe = spawnSync(NAMESPACE[0], [...NAMESPACE.slice(1), 'true'], { stdio: 'ignore', timeout: 10_000 });
+  return probe.status === 0 ? NAMESPACE : null;
+}
+
+/**
+ * Runs `npm run SCRIPT` (behind `prefix`, with `env` added); `streamed` output goes straight
+ * through, `held` is printed when it ends, else it is kept for a failure.
+ */
+function runScript(script, streamed, { prefix = [], env = {}, held = false } = {}) {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(NPM, ['run', '--silent', script], { stdio: streamed ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const command = [...prefix, NPM, 'run', '--silent', script];
+    const child = spawn(command[0], command.slice(1), {
+      stdio: streamed ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     const output = [];
     child.stdout?.on('data', (chunk) => output.push(chunk));
     child.stderr?.on('data', (chunk) => output.push(chunk));
     const finish = (code, error) => {
       const seconds = (performance.now() - started) / 1000;
       const ok = code === 0;
-      if (!ok && !streamed) {
+      if (held) {
+        process.stdout.write(`\n── ${script}${prefix.length > 0 ? ' (in its own pid namespace)' : ''}:\n`);
+        process.stdout.write(Buffer.concat(output));
+      } else if (!ok && !streamed) {
         process.stdout.write(`\n── ${script} failed; its output:\n`);
         process.stdout.write(Buffer.concat(output));
       }
@@ -48,9 +74,29 @@ const results = [];
 const build = await runScript('build', true);
 results.push(build);
 if (build.ok) {
-  const [unit, checks] = await Promise.all([runScript('test:unit', true), inSequence(CHECKS, false)]);
-  results.push(unit, ...checks);
-  results.push(await runScript('test:e2e', true));
+  const namespace = ownPidNamespace();
+  if (namespace === null) {
+    const [unit, checks] = await Promise.all([runScript('test:unit', true), inSequence(CHECKS, false)]);
+    results.push(unit, ...checks);
+    results.push(await runScript('test:e2e', true));
+  } else {
+    const dockerDir = mkdtempSync(join(tmpdir(), 'tw-e2e-docker-'));
+    const e2e = runScript('test:e2e', false, {
+      prefix: namespace,
+      env: { TREEWARDEN_TEST_DOCKER_DIR: dockerDir },
+      held: true,
+    });
+    let e2eEnded = false;
+    e2e.then(() => {
+      e2eEnded = true;
+    });
+    const [unit, checks] = await Promise.all([runScript('test:unit', true), inSequence(CHECKS, false)]);
+    results.push(unit, ...checks);
+    if (!e2eEnded) process.stdout.write('\n── the unit suite is done; the e2e suite still runs\n');
+    results.push(await e2e);
+    // Its daemon died with the namespace (and its mounts with it): only files are left.
+    rmSync(dockerDir, { recursive: true, force: true });
+  }
 }
 const total = (performance.now() - started) / 1000;
 process.stdout.write('\nnpm test:\n');

@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testEngine } from '../../test-support/docker-engine.js';
 import {
   CLI_MAIN,
   ELECTRON_SKIP_MESSAGE,
@@ -28,6 +29,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // ready report instead of its row (a row shows before the fixture's handlers are installed).
   const reports = mkdtempSync(join(tmpdir(), 'tw-e2e-reports-'));
   process.env[FIXTURE_REPORT_ENV] = join(reports, 'reports.jsonl');
+  // The Docker Engine (where one can run) is up before serve starts: serve learns which session
+  // made a container from the engine's event stream, and a daemon that comes up later is followed
+  // only from its next reconnect, after a container a spec starts at once may already exist.
+  const engine = await testEngine();
+  if ('skip' in engine) console.log(`Container specs: ${engine.skip}`);
   const serve = await startServe();
   process.env[URL_ENV] = serve.url;
   process.env[HOME_ENV] = serve.home;
