@@ -1,10 +1,12 @@
 /**
- * Builds a ProcessEntry from /proc, reading the parts that cannot change for an identity (argv,
- * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each).
+ * Builds a ProcessEntry from /proc, reading the parts that seldom change for an identity (argv,
+ * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each),
+ * then again only on the caller's slow rotation (a setuid() or an argv rewritten in place).
  * The cache key is (pid, startTime, comm, startcode): exec keeps pid and start time but replaces
  * comm and maps a new program text, so an exec'd process is re-read, a same-named binary too
- * (where the kernel shows startcode: this user's processes, or any as root); one that rewrites its
- * own argv (setproctitle) keeps the argv it had when first seen.
+ * (where the kernel shows startcode: this user's processes, or any as root). One that rewrites its
+ * own argv (setproctitle: Chromium's zygote children, postgres and nginx workers) keeps all four:
+ * the rotation is what shows its new argv.
  */
 import { readlinkSync, statSync } from 'node:fs';
 import { release } from 'node:os';
@@ -47,8 +49,12 @@ function isGone(error: unknown): boolean {
  * replaces as TextDecoder does, in a quarter of the time for a typical argv).
  */
 export function parseCmdline(bytes: Uint8Array): string[] {
-  if (bytes.length === 0) return [];
-  const end = bytes[bytes.length - 1] === 0 ? bytes.length - 1 : bytes.length;
+  // Every trailing NUL ends the list, not just the last: a process that rewrote its argv in place
+  // (postgres's ps display, setproctitle) pads the old area with NULs. An exec'd argv whose last
+  // arguments are empty strings loses those, which only the display could show.
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end -= 1;
+  if (end === 0) return [];
   return Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8').split('\0');
 }
 
@@ -101,7 +107,14 @@ function describeIdentity(pid: number, stat: StatFields): CachedIdentity | null 
 }
 
 function fixedPart(stat: StatFields, uid: number, args: readonly string[]): Omit<CachedIdentity, 'settled'> {
-  return { startTicks: stat.startTicks, comm: stat.command, codeStart: stat.codeStart, uid, args, cwdReadable: true };
+  return {
+    startTicks: stat.startTicks,
+    comm: stat.command,
+    codeStart: stat.codeStart,
+    uid,
+    args,
+    cwdReadable: true,
+  };
 }
 
 /**
@@ -135,6 +148,18 @@ function cwdWasKept(previous: ProcessEntry | undefined, stat: StatFields, cpuTim
     previous.state === stat.state &&
     previous.cpuTimeMs === cpuTimeMs
   );
+}
+
+/** The identity with argv read again (kept as is when unchanged or unreadable), recorded in `cache`. */
+function rereadArgs(pid: number, identity: CachedIdentity, cache: IdentityCache): CachedIdentity {
+  const cmdline = readProcBytes(`/proc/${pid}/cmdline`);
+  const args = cmdline === null ? [] : parseCmdline(cmdline);
+  // Empty: gone meanwhile, or mid-exit (its memory released); the argv it had stays the best known.
+  if (args.length === 0) return identity;
+  if (args.length === identity.args.length && args.every((arg, index) => arg === identity.args[index])) return identity;
+  const next = { ...identity, args };
+  cache.set(pid, next);
+  return next;
 }
 
 /** Zombies' argv: one shared empty list, so an unchanged zombie's entry compares equal. */
@@ -175,6 +200,11 @@ export function buildEntry(
     cache.set(pid, identity);
   }
   const zombie = stat.state === 'Z' || stat.state === 'X';
+  // On the slow rotation, argv is read again like the uid: a process's rewrite can take less than
+  // the clock tick its cpu time counts in, so "it has not run" cannot be told apart reliably. A
+  // display stale for up to one rotation is the price of not reading every argv every poll.
+  if (!described && !zombie && refreshUid && (stat.flags & PF_KTHREAD) === 0)
+    identity = rereadArgs(pid, identity, cache);
   const ticks = clockTicks();
   const args = zombie ? NO_ARGS : identity.args;
   const cpuTimeMs = Math.round((stat.cpuTicks * 1000) / ticks);

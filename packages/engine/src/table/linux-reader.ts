@@ -27,8 +27,9 @@ const MAX_ANCESTRY_DEPTH = 64;
  */
 export const CWD_REFRESH_POLLS = 4;
 /**
- * Every process's uid is re-read once per this many snapshots even when it did not run (see
- * buildEntry): a thirty-second of the table per poll, ~1 % of a warm snapshot at ~1,000 processes.
+ * Every process's uid and argv are re-read once per this many snapshots even when it did not run
+ * (see buildEntry): a thirty-second of the table per poll (~31 stat(2) calls and cmdline reads a
+ * second at ~1,000 processes and 1 s polls).
  */
 export const UID_REFRESH_POLLS = 32;
 

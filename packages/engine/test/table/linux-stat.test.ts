@@ -81,11 +81,15 @@ describe('where the effective uid is read from', () => {
 });
 
 describe('/proc/PID/cmdline parsing', () => {
-  it('splits on NUL, with or without the trailing one', () => {
+  it('splits on NUL, with or without the trailing ones', () => {
     expect(parseCmdline(Buffer.from('sleep\u000060\u0000'))).toEqual(['sleep', '60']);
     expect(parseCmdline(Buffer.from('setproctitle output'))).toEqual(['setproctitle output']);
     expect(parseCmdline(Buffer.from('a\u0000\u0000b\u0000'))).toEqual(['a', '', 'b']);
     expect(parseCmdline(new Uint8Array(0))).toEqual([]);
+    // A rewritten argv (postgres's ps display) pads the area it no longer uses with NULs.
+    expect(parseCmdline(Buffer.from('postgres: checkpointer\u0000\u0000\u0000\u0000'))).toEqual([
+      'postgres: checkpointer',
+    ]);
   });
 
   it('replaces invalid UTF-8 exactly as the WHATWG decoder does, in that argument only', () => {
@@ -99,8 +103,10 @@ describe('/proc/PID/cmdline parsing', () => {
     const pool = [0, 0x61, 0x7f, 0x80, 0xbf, 0xc2, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xff, 0xed, 0xa0];
     for (let sample = 0; sample < 500; sample += 1) {
       const bytes = Uint8Array.from({ length: 1 + (next() % 24) }, () => pool[next() % pool.length] ?? 0);
-      const end = bytes[bytes.length - 1] === 0 ? bytes.length - 1 : bytes.length;
-      expect(parseCmdline(bytes)).toEqual(reference.decode(bytes.subarray(0, end)).split('\u0000'));
+      let end = bytes.length;
+      while (end > 0 && bytes[end - 1] === 0) end -= 1;
+      const expected = end === 0 ? [] : reference.decode(bytes.subarray(0, end)).split('\u0000');
+      expect(parseCmdline(bytes)).toEqual(expected);
     }
     const offset = Buffer.from('xxbad\u0000').subarray(2);
     offset[2] = 0xff; // a view into a larger buffer: its offset must be kept
