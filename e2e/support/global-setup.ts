@@ -1,11 +1,15 @@
 /**
  * Starts one real `treewarden serve` (private TREEWARDEN_HOME) for the whole e2e run and returns
- * the teardown that stops it by pid. Workers read the URL from the environment.
+ * the teardown that stops it by pid. Workers read the URL from the environment. The unit suite's
+ * leak guard watches this suite too: every process started from here on (serve and what it runs,
+ * the workers, their browsers and fixtures) carries its marker, and any still alive once serve has
+ * stopped fails the run (after being ended by pid).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testEngine } from '../../test-support/docker-engine.js';
+import startLeakGuard from '../../test-support/leak-guard.js';
 import {
   CLI_MAIN,
   ELECTRON_SKIP_MESSAGE,
@@ -25,6 +29,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     if (!existsSync(file)) throw new Error(`${what} is not built (${file} is missing): run \`npm run build\` first`);
   }
   if (!findElectronBinary()) console.log(ELECTRON_SKIP_MESSAGE);
+  const judgeLeaks = startLeakGuard();
   // Set before the host starts: the runs it launches inherit it, so specs can wait for a fixture's
   // ready report instead of its row (a row shows before the fixture's handlers are installed).
   const reports = mkdtempSync(join(tmpdir(), 'tw-e2e-reports-'));
@@ -40,5 +45,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   return async () => {
     await serve.stop();
     rmSync(reports, { recursive: true, force: true });
+    await judgeLeaks();
   };
 }
