@@ -23,8 +23,12 @@ import {
 } from './linux-ports.js';
 import { type NetSocket, type PortListener, type PortMap, type PortReader, sortListeners } from './types.js';
 
-/** A full read at least this often, whatever the checks say: the backstop for what they miss. */
-export const FULL_READ_INTERVAL_MS = 30_000;
+/**
+ * A full read at least this often, whatever the checks say: the backstop for what they miss.
+ * 60 s, not the 30 it was: at ~1,000 processes a full read readlinks every fd (~50 ms here), and
+ * every 30 s that was a sixth of an idle serve's poll worker; what only it shows is rare (above).
+ */
+export const FULL_READ_INTERVAL_MS = 60_000;
 
 /** The fds of one process that are sockets, with their inodes; throws when the fd dir is unreadable. */
 export type SocketFdReader = (pid: number) => { readonly fd: number; readonly inode: number }[];
@@ -50,11 +54,18 @@ export interface CachedPortReaderOptions {
   readonly fullReadIntervalMs?: number;
   /**
    * The start time of a pid from a table the caller read moments ago (the view's own poll), or
-   * undefined: saves a stat read per process for the first look. A pid recycled since that table
-   * is then taken for the old process until a full read; a scan's result is still checked against
-   * a fresh read before it is kept.
+   * undefined: saves a stat read per process, in full reads too. A pid recycled since that table
+   * is then taken for the old process until the caller's next table; what a scan finds listening
+   * is still checked against a fresh read before it is kept.
    */
   readonly startTimeHint?: (pid: number) => string | undefined;
+  /**
+   * The pids of that table, or undefined: a read between full ones scans them instead of listing
+   * /proc (~1–2 ms at ~1,000 processes, every PORT_READ_INTERVAL_MS). A process started since
+   * is scanned at the first read after the caller's next table; if it listens meanwhile, its
+   * socket is one no scanned process holds, and the read becomes a full one, which lists /proc.
+   */
+  readonly pidsHint?: () => Iterable<number> | undefined;
 }
 
 export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {}): PortReader {
@@ -73,8 +84,10 @@ export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {
     const listeners: PortListener[] = [];
     const held = new Set<number>();
     let skippedPids = 0;
-    for (const pid of sources.listPids()) {
-      const startTime = full ? sources.startTimeOf(pid) : firstLook(pid);
+    for (const pid of (full ? undefined : options.pidsHint?.()) ?? sources.listPids()) {
+      // A full read too: a stale hint (the pid recycled since that table) can only make a holder
+      // fail the check below and be skipped for this read, never name another process.
+      const startTime = firstLook(pid);
       if (startTime === null) {
         skippedPids += 1;
         continue;
@@ -92,8 +105,11 @@ export function createCachedLinuxPortReader(options: CachedPortReaderOptions = {
           skippedPids += 1;
           continue;
         }
-        // The fds read may be another process's that took the pid meanwhile: check before keeping.
-        if (sources.startTimeOf(pid) !== startTime) {
+        // The fds read may be another process's that took the pid meanwhile: check before keeping
+        // what it holds. A process holding no listener needs no check (most of a full read's
+        // stat reads): kept as holding none under a start time that is not its own, it is
+        // scanned again as soon as a table names its own (firstLook differs then).
+        if (listening.length > 0 && sources.startTimeOf(pid) !== startTime) {
           skippedPids += 1;
           continue;
         }

@@ -17,12 +17,14 @@ export interface PortReaderOptions {
   readonly cached?: boolean;
   /** With `cached`: start times from a table the caller just read (see CachedPortReaderOptions). */
   readonly startTimeHint?: (pid: number) => string | undefined;
+  /** With `cached`: the pids of that table (see CachedPortReaderOptions). */
+  readonly pidsHint?: () => Iterable<number> | undefined;
 }
 
 function createProcOrLsofReader(options: PortReaderOptions): PortReader {
   if (existsSync('/proc/net/tcp'))
     return options.cached
-      ? createCachedLinuxPortReader({ startTimeHint: options.startTimeHint })
+      ? createCachedLinuxPortReader({ startTimeHint: options.startTimeHint, pidsHint: options.pidsHint })
       : createLinuxPortReader();
   return { ...createDarwinPortReader(), platform: 'linux' };
 }

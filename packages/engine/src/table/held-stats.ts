@@ -26,6 +26,14 @@ export interface HeldStats {
    * unreadable. `keep` says whether to hold the file for the next poll.
    */
   read(pid: number, buffer: Buffer, keep: boolean): number;
+  /**
+   * Reads `/proc/PID/schedstat` into `buffer` through a file held beside the pid's held stat
+   * (opened on the first call while the stat is held): its length, or -1 where no stat is held
+   * for the pid or the read failed. A failed read (ESRCH: the process the files named was reaped)
+   * gives back the pid's files, so its next `read` is by path. Opened before the stat's next read:
+   * when that read succeeds, both files name the same process (see HeldTreeFiles for why).
+   */
+  readSchedstat(pid: number, buffer: Buffer): number;
   /** Closes the files of every pid not in `live` (the processes this poll listed). */
   release(live: { has(pid: number): boolean }): void;
   close(): void;
@@ -120,6 +128,7 @@ export interface PidfdHandles {
 interface HeldProcess {
   readonly stat: number;
   children: number | null;
+  schedstat: number | null;
   readonly pidfd: number | null;
   startTime: string | null;
   uid: number;
@@ -158,6 +167,7 @@ export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles 
     held.delete(pid);
     release(files.stat);
     if (files.children !== null) release(files.children);
+    if (files.schedstat !== null) release(files.schedstat);
     if (files.pidfd !== null) releasePidfd(files.pidfd);
   }
 
@@ -180,7 +190,7 @@ export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles 
     }
     const needed = pidfd === null ? 1 : 2;
     if (keep && length > 0 && heldInProcess + needed <= processBudget()) {
-      held.set(pid, { stat: fd, children: null, pidfd, startTime: null, uid: -1 });
+      held.set(pid, { stat: fd, children: null, schedstat: null, pidfd, startTime: null, uid: -1 });
       count(fd);
       if (pidfd !== null) {
         all.pidfds.add(pidfd);
@@ -226,6 +236,27 @@ export function createHeldTreeFiles(pidfdHandles?: PidfdHandles): HeldTreeFiles 
       dropProcess(pid);
       // The pid may hold a later process now: that one is read, and held, by path.
       return readByPath(pid, buffer, keep);
+    },
+    readSchedstat(pid, buffer) {
+      const files = held.get(pid);
+      if (files === undefined) return -1;
+      if (files.schedstat === null) {
+        if (heldInProcess >= processBudget()) return -1;
+        try {
+          files.schedstat = openSync(`/proc/${pid}/schedstat`, 'r');
+        } catch {
+          return -1;
+        }
+        count(files.schedstat);
+      }
+      try {
+        const length = readSync(files.schedstat, buffer, 0, buffer.length, 0);
+        if (length > 0) return length;
+      } catch {
+        // ESRCH: the process these files named was reaped.
+      }
+      dropProcess(pid);
+      return -1;
     },
     readChildren(pid, buffer) {
       const files = held.get(pid);

@@ -1,9 +1,10 @@
 /**
- * The Linux TableReader: a full snapshot whose per-poll cost is one stat read per process (a
- * pread of a file held open from the reader's second poll on, see held-stats.ts) and a cwd
- * readlink for each process that ran since the last poll plus a rotating share of the rest (argv
- * and uid come from the identity cache), and an owned-tree refresh that reads only the given
- * roots and what `/proc/PID/task/TID/children` says descends from them.
+ * The Linux TableReader: a full snapshot whose per-poll cost is one schedstat read per process
+ * (a pread of a file held open from the reader's second poll on, see held-stats.ts; about a third
+ * of a stat read's kernel time) and, for each process that ran since the last poll plus a rotating
+ * share of the rest, a stat read and a cwd readlink (argv and uid come from the identity cache);
+ * and an owned-tree refresh that reads only the given roots and what
+ * `/proc/PID/task/TID/children` says descends from them.
  */
 
 import { statSync } from 'node:fs';
@@ -11,7 +12,15 @@ import { loadPidfd } from '../runtime/pidfd.js';
 import { createHeldStats, createHeldTreeFiles, type PidfdHandles } from './held-stats.js';
 import { hasChildrenFiles, readChildPids } from './linux-children.js';
 import { buildEntry, type IdentityCache } from './linux-entry.js';
-import { listPids, readHeldStatFields, readProcText, readStatFields, type StatFields } from './linux-stat.js';
+import {
+  listPids,
+  readHeldSchedstat,
+  readHeldStatFields,
+  readProcText,
+  readStatFields,
+  type StatFields,
+} from './linux-stat.js';
+import { createNewPidWatch } from './new-pids.js';
 import { filterTrees } from './trees.js';
 import type { AdopterFilter, ProcessEntry, ProcessIdentity, ProcessTable, TableReader } from './types.js';
 
@@ -21,11 +30,24 @@ export const MAX_CACHED_IDENTITIES = 65_536;
 const MAX_ANCESTRY_DEPTH = 64;
 
 /**
- * Every process's cwd is read at least once in this many full snapshots, however idle it looks:
- * what the idle check cannot see (a chdir inside one clock tick, a renamed directory) shows
- * within this many polls (4 s at the host's 1 s poll). A process that ran is read every poll.
+ * Every process's stat and cwd are read at least once in this many full snapshots, however idle
+ * it looks, and /proc is listed: what the idle checks cannot see shows within this many polls
+ * (8 s at the host's 1 s poll). A process that ran is read every poll. Between, a
+ * single-threaded process that did not run (its `schedstat` unchanged: run time in ns, wait time
+ * and the count of times it was put on a CPU) keeps its last entry whole, stat unread: its state,
+ * CPU, comm, session, uid and cwd change only by running (an exit, a stop or a kill's death run
+ * the process), and a reparenting (its ppid, when its parent died) is read at once (see
+ * `reparented`). What only this rotation shows: a cwd whose directory was renamed, rss that
+ * reclaim or a swap-out took, a group that its parent changed by setpgid before the child
+ * exec'd. Multi-threaded processes are read every poll (`/proc/PID/schedstat` is the main
+ * thread's, not the group's).
+ *
+ * Why 8, not the 4 it was: the rotation's stat reads and cwd readlinks were most of an idle
+ * poll once the idle check kept the rest (at ~1,000 processes here, 9.8 ms a snapshot at 4,
+ * 7.2 ms at 8, 6.3 ms at 16, 5.6 ms with no rotation), and what it alone shows is cosmetic.
+ * A multiple of 2, so that the uid rotation's slot (UID_REFRESH_POLLS) falls in this one's.
  */
-export const CWD_REFRESH_POLLS = 4;
+export const CWD_REFRESH_POLLS = 8;
 /**
  * Every process's uid and argv are re-read once per this many snapshots even when it did not run
  * (see buildEntry): a thirty-second of the table per poll (~31 stat(2) calls and cmdline reads a
@@ -42,6 +64,13 @@ export interface LinuxReader extends TableReader {
   pinnedPidfds(identities: readonly ProcessIdentity[], uid?: number): ReadonlyMap<number, number> | null;
   /** Gives back the files held between polls and walks (the reader stays usable). */
   close(): void;
+  /** What the last full snapshot read: stat files, and entries kept whole on an unchanged schedstat. */
+  lastSnapshotReads(): SnapshotReads;
+}
+
+export interface SnapshotReads {
+  readonly stats: number;
+  readonly kept: number;
 }
 
 function orNull(read: () => ProcessTable): ProcessTable | null {
@@ -98,6 +127,15 @@ function identityEntry(pid: number, stat: StatFields): ProcessEntry | null {
   };
 }
 
+/** The kernel's state letters that say a process is on a CPU or waiting for one: read it every poll. */
+function mayBeRunning(state: string): boolean {
+  return state === 'R';
+}
+
+function isDead(state: string): boolean {
+  return state === 'Z' || state === 'X';
+}
+
 /** pidfds through the pidfd API, loaded at the first walk (a poll-only reader never loads it). */
 const pidfdHandles: PidfdHandles = {
   open(pid) {
@@ -135,29 +173,116 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   // owner's reader) a pidfd pinned to it, through which the kill's first SIGSTOP needs no read.
   const treeFiles = createHeldTreeFiles(options.pinPidfds === true ? pidfdHandles : undefined);
 
+  // Per single-threaded process not running at its last read: its schedstat, read just before
+  // that stat. The same text again means the process has not run since, so that stat still holds.
+  let idleMarks = new Map<number, string>();
+  let nextMarks = new Map<number, string>();
+  // Processes whose last stat said multi-threaded or running: no schedstat is read for them.
+  let busy = new Set<number>();
+  let nextBusy = new Set<number>();
+  let nextCache: IdentityCache = new Map();
+  let lastReads: SnapshotReads = { stats: 0, kept: 0 };
+  const pidWatch = createNewPidWatch();
+
+  /** Stat and entry of one process (`mark`: its schedstat read just before, or null); null: gone. */
+  function readEntry(pid: number, keep: boolean, refresh: boolean, refreshUid: boolean, mark: string | null) {
+    const stat = readHeldStatFields(pid, held, keep);
+    if (stat === null) return null;
+    const previous = lastEntries.get(pid);
+    const entry = buildEntry(pid, stat, nextCache, withCwd, previous, refresh, refreshUid);
+    if (entry === null) return null;
+    if (stat.numThreads !== 1 || mayBeRunning(stat.state)) nextBusy.add(pid);
+    // The mark stands for this stat only when both were read from the same process: the one the
+    // last snapshot saw (a failed held read reads a recycled pid by path, a new process).
+    else if (mark !== null && previous?.startTime === entry.startTime) nextMarks.set(pid, mark);
+    return entry;
+  }
+
   function snapshot(): ProcessTable {
     // Only identities seen in this read survive it, so the cache never outgrows the table.
-    const next: IdentityCache = new Map();
+    nextCache = new Map();
+    nextMarks = new Map();
+    nextBusy = new Set();
     const entries = new Map<number, ProcessEntry>();
     // The first read holds nothing: a reader read once (a CLI command) keeps no descriptor.
     const keep = snapshots > 0;
     const refreshSlot = snapshots % refreshEvery;
     const uidSlot = snapshots % UID_REFRESH_POLLS;
     snapshots += 1;
-    for (const pid of listPids()) {
-      const stat = readHeldStatFields(pid, held, keep);
-      if (stat === null) continue;
+    let stats = 0;
+    const kept: number[] = [];
+    for (const pid of pidsToRead(keep && refreshSlot !== 0)) {
       const known = cache.get(pid);
-      if (known !== undefined) next.set(pid, known);
-      const refreshCwd = pid % refreshEvery === refreshSlot;
-      const refreshUid = pid % UID_REFRESH_POLLS === uidSlot;
-      const entry = buildEntry(pid, stat, next, withCwd, lastEntries.get(pid), refreshCwd, refreshUid);
+      if (known !== undefined) nextCache.set(pid, known);
+      const refresh = pid % refreshEvery === refreshSlot;
+      const previous = lastEntries.get(pid);
+      const mark = keep && !busy.has(pid) ? readHeldSchedstat(pid, held) : null;
+      if (!refresh && mark !== null && mark === idleMarks.get(pid) && previous !== undefined && parentKnown(previous)) {
+        entries.set(pid, previous);
+        nextMarks.set(pid, mark);
+        kept.push(pid);
+        continue;
+      }
+      stats += 1;
+      const entry = readEntry(pid, keep, refresh, pid % UID_REFRESH_POLLS === uidSlot, mark);
       if (entry !== null) entries.set(pid, entry);
     }
+    // A kept process did not run, but its parent's death reparents it without its running.
+    const moved = reparented(kept, entries);
+    for (const pid of moved) {
+      stats += 1;
+      nextMarks.delete(pid);
+      const entry = readEntry(pid, keep, true, false, null);
+      if (entry === null) entries.delete(pid);
+      else entries.set(pid, entry);
+    }
     held.release(entries);
-    cache = next;
+    cache = nextCache;
+    idleMarks = nextMarks;
+    busy = nextBusy;
     lastEntries = entries;
+    lastReads = { stats, kept: kept.length - moved.length };
     return { entries, readAtMs: Date.now() };
+  }
+
+  /**
+   * The pids to read: the last table's and those allocated since (new-pids.ts: the allocator's
+   * cursor, and a probe of the few pids it handed out), without listing /proc (~1 ms at ~1,000
+   * processes, most of what is left of an idle poll). A gone process fails its read. /proc is
+   * listed still on the first read, once per refresh rotation, and whenever the watch cannot
+   * tell (a wrap, more forks than it probes).
+   */
+  function pidsToRead(mayDerive: boolean): Iterable<number> {
+    const fresh = pidWatch.next();
+    if (!mayDerive || fresh === null) return listPids();
+    const pids = [...lastEntries.keys()];
+    for (const pid of fresh) if (!lastEntries.has(pid)) pids.push(pid);
+    return pids;
+  }
+
+  /**
+   * Whether a parent's death would show in the next read: its pid was in the last table (pid 0,
+   * the kernel, never dies). Otherwise the child is read every poll.
+   */
+  function parentKnown(previous: ProcessEntry): boolean {
+    return previous.ppid === 0 || lastEntries.has(previous.ppid);
+  }
+
+  /**
+   * Kept processes whose parent (in the last table) is gone, a zombie now, or another process:
+   * the kernel reparents children in the parent's exit before it turns zombie, so their stat
+   * read now, after every parent's, shows the new parent.
+   */
+  function reparented(kept: readonly number[], entries: ReadonlyMap<number, ProcessEntry>): number[] {
+    if (kept.length === 0) return [];
+    const died = new Set<number>();
+    for (const [pid, before] of lastEntries) {
+      const now = entries.get(pid);
+      if (now === undefined || now.startTime !== before.startTime || (isDead(now.state) && !isDead(before.state)))
+        died.add(pid);
+    }
+    if (died.size === 0) return [];
+    return kept.filter((pid) => died.has(entries.get(pid)?.ppid ?? 0));
   }
 
   function walkTrees(rootPids: readonly number[]): ProcessTable {
@@ -248,6 +373,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
       held.close();
       treeFiles.close();
     },
+    lastSnapshotReads: () => lastReads,
   };
   held.closeWhenCollected(reader);
   treeFiles.closeWhenCollected(reader);

@@ -175,6 +175,18 @@ export function readHeldStatFields(pid: number, held: HeldStats, keep: boolean):
 }
 
 /**
+ * `/proc/PID/schedstat` through a polling reader's held files, as text ("runtime_ns run_delay_ns
+ * timeslices"); null where none is held, the read failed, or the kernel keeps no schedule
+ * statistics (it then answers "0 0 0" for every task, which would hide that a process ran).
+ */
+export function readHeldSchedstat(pid: number, held: HeldStats): string | null {
+  const length = held.readSchedstat(pid, readBuffer);
+  if (length <= 0) return null;
+  const text = readBuffer.toString('latin1', 0, length);
+  return text.startsWith('0 0 ') ? null : text;
+}
+
+/**
  * A children list through a walk's held files; null where none is held or the list fills the
  * buffer (the path read takes any length).
  */

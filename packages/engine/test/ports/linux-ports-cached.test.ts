@@ -104,4 +104,37 @@ describe.skipIf(linuxOnly)('the cached port map of a view (real processes)', () 
     expect(holdersOf(after, second)).toEqual([]);
     expect(after?.listeners.find((l) => l.pid === forked)?.startTime).toBe(startTimeOf(forked));
   });
+
+  it("lists no /proc between full reads when handed a table's pids, and scans a pid once a table names it", async () => {
+    const driven = startDriven(tracker);
+    const ours = new Set<number>();
+    let listings = 0;
+    // The caller's table: every pid now, the driven listener's fork not yet (it forks later).
+    const table = LINUX_PORT_SOURCES.listPids();
+    const reader = createCachedLinuxPortReader({
+      sources: {
+        ...LINUX_PORT_SOURCES,
+        readTcpListeners: () => (LINUX_PORT_SOURCES.readTcpListeners() ?? []).filter((s) => ours.has(s.port)),
+        readNetTable: () => null,
+        listPids: () => {
+          listings += 1;
+          return LINUX_PORT_SOURCES.listPids();
+        },
+      },
+      pidsHint: () => table,
+    });
+    const port = Number(await driven.say('listen'));
+    ours.add(port);
+    expect(holdersOf(await reader.readAll(), port)).toEqual([driven.pid]);
+    expect(listings).toBe(1);
+    expect(holdersOf(await reader.readAll(), port)).toEqual([driven.pid]);
+    expect(listings).toBe(1);
+    // A fork the table does not know opens nothing new: its copy shows once a table names it.
+    const forked = Number(await driven.say('fork'));
+    tracker.trackPid(forked);
+    expect(holdersOf(await reader.readAll(), port)).toEqual([driven.pid]);
+    table.push(forked);
+    expect(holdersOf(await reader.readAll(), port)).toEqual([driven.pid, forked].sort((a, b) => a - b));
+    expect(listings).toBe(1);
+  });
 });

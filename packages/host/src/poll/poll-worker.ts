@@ -29,6 +29,9 @@ async function readPorts(pids: readonly number[] | null) {
     cached: true,
     // The table this worker answered last (≤ one poll old) knows every start time already.
     startTimeHint: (pid) => sent?.get(pid)?.startTime,
+    // Its pids too, when it is that fresh: a read between full ones then lists no /proc.
+    pidsHint: () =>
+      lastFull !== null && Date.now() - lastFull.readAtMs <= FRESH_TABLE_MS ? lastFull.entries.keys() : undefined,
   });
   return pids === null ? portReader.readAll() : portReader.readForPids(pids);
 }
