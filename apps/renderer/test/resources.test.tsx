@@ -5,7 +5,7 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import type { RunView } from '@treewarden/protocol';
 import { describe, expect, it } from 'vitest';
-import { ageText, ProcessRow } from '../src/components/process-row';
+import { ProcessRow } from '../src/components/process-row';
 import { RunCard } from '../src/components/run-card';
 import { RunDetails } from '../src/components/run-details';
 import { Sparkline } from '../src/components/sparkline';
@@ -127,7 +127,6 @@ describe('ports and resource history', () => {
         row={row}
         active={false}
         collapsed={false}
-        age={ageText(node, NOW)}
         anchor={null}
         onActivate={() => {}}
         onToggle={() => {}}

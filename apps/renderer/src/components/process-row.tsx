@@ -4,7 +4,7 @@
  * their own process group or session.
  */
 import type { ProcessNode } from '@treewarden/protocol';
-import { memo } from 'react';
+import { memo, useSyncExternalStore } from 'react';
 import { type HistorySource, useSamples } from '../hooks/use-samples';
 import { displayArgs, formatBytes, formatDuration, formatPercent } from '../model/format';
 import { identityOf, isZombie } from '../model/identity';
@@ -12,6 +12,7 @@ import type { MembershipMark } from '../model/membership-marks';
 import { formatSocket, shortSocket } from '../model/ports';
 import type { TreeRow } from '../model/tree';
 import type { Flag } from '../model/trend';
+import { clockNow, subscribeClock } from '../store/clock';
 import type { KillRequest } from '../store/types';
 import { StateBadge } from './badges';
 import { Sparkline } from './sparkline';
@@ -22,12 +23,6 @@ export interface ProcessRowProps {
   node?: ProcessNode;
   active: boolean;
   collapsed: boolean;
-  /**
-   * The Age column's text (ageText), made by the caller from the shared clock rather than the
-   * clock itself: a memoised row then re-renders on a tick only when what it shows changed — an
-   * hours-old process's age moves once a minute, not every second.
-   */
-  age: string;
   /** Where the run started (its root), to name how an escaped process left; null in the system view. */
   anchor: ProcessNode | null;
   onActivate(key: string): void;
@@ -114,17 +109,37 @@ export function basename(command: string): string {
   return cut >= 0 && cut < command.length - 1 ? command.slice(cut + 1) : command;
 }
 
+/**
+ * The row's CPU curve, a component of its own: a sample pass (one fifth of the system view's rows
+ * each second) re-renders the curves it moved, not their whole rows.
+ */
+const RowSpark = memo(function RowSpark({ source, rowKey }: { source: HistorySource; rowKey: string | null }) {
+  const samples = useSamples(source, rowKey);
+  return samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null;
+});
+
 /** What a row's Age column shows at `nowMs`. */
-export function ageText(node: ProcessNode, nowMs: number): string {
+export function ageText(node: Pick<ProcessNode, 'startedAtMs'>, nowMs: number): string {
   return formatDuration(nowMs - node.startedAtMs);
 }
 
+/**
+ * The Age column, its own subscriber to the shared 1 Hz clock (store/clock): its snapshot is the
+ * text, so a tick re-renders the cell only when the text changed (an hours-old age moves once a
+ * minute), and never the row around it: most rows of a busy machine are under an hour old and
+ * show seconds, and each of them re-rendered whole every second for its age alone. Neither the
+ * list nor the row reads the clock, so a tick without data re-renders no list either.
+ */
+function AgeCell({ startedAtMs }: { startedAtMs: number }) {
+  const text = useSyncExternalStore(subscribeClock, () => ageText({ startedAtMs }, clockNow()));
+  return <div className="cell num col-age">{text}</div>;
+}
+
 function ProcessRowView(props: ProcessRowProps) {
-  const { row, active, collapsed, age, anchor } = props;
+  const { row, active, collapsed, anchor } = props;
   const node = props.node ?? row.node;
   const { parent } = row;
   const zombie = isZombie(node);
-  const samples = useSamples(props.historySource ?? 'run', zombie ? null : row.key);
   return (
     <div
       id={props.id}
@@ -184,7 +199,7 @@ function ProcessRowView(props: ProcessRowProps) {
           </span>
         ) : null}
         {props.flags && props.flags.length > 0 ? <FlagBadges flags={props.flags} /> : null}
-        {samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null}
+        <RowSpark source={props.historySource ?? 'run'} rowKey={zombie ? null : row.key} />
       </div>
       <div className="cell num col-pid">{node.pid}</div>
       <div className="cell col-state">
@@ -194,7 +209,7 @@ function ProcessRowView(props: ProcessRowProps) {
         {zombie ? '–' : node.cpuPercent === undefined ? '—' : formatPercent(node.cpuPercent)}
       </div>
       <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
-      <div className="cell num col-age">{age}</div>
+      <AgeCell startedAtMs={node.startedAtMs} />
       {props.showPorts ? <PortsCell node={node} /> : null}
       <div className="cell cell-actions">
         <button

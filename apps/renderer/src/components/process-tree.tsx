@@ -3,10 +3,9 @@ import type { ProcessNode } from '@treewarden/protocol';
 import { useCallback, useMemo } from 'react';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
-import { useNow } from '../hooks/use-now';
 import { flattenTree, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
-import { ageText, killRequestOf, ProcessHeader, ProcessRow } from './process-row';
+import { killRequestOf, ProcessHeader, ProcessRow } from './process-row';
 
 interface ProcessTreeProps {
   runId: string;
@@ -28,7 +27,6 @@ export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreePro
   const selectRun = useAppStore((state) => state.selectRun);
   const askKill = useAppStore((state) => state.askKill);
   const pending = useAppStore((state) => state.pending);
-  const nowMs = useNow();
 
   const requestKill = useCallback(
     (row: TreeRow) => askKill(killRequestOf(row.node, row.node.pid === rootPid ? 'tree' : 'subtree', runId)),
@@ -81,7 +79,6 @@ export function ProcessTree({ runId, processes, rootPid, label }: ProcessTreePro
           row={row}
           active={row.key === activeKey}
           collapsed={collapsed.has(row.key)}
-          age={ageText(row.node, nowMs)}
           anchor={anchor}
           onActivate={activate}
           onToggle={toggle}

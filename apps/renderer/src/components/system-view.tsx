@@ -5,24 +5,23 @@
 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Snapshot } from '@treewarden/protocol';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { requestWatchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
-import { useNow } from '../hooks/use-now';
-import { membershipMarks } from '../model/membership-marks';
+import { type MembershipMark, membershipMarks } from '../model/membership-marks';
 import { filterSystemRows, type SystemFilter, sortSystemRows, type TreeRow } from '../model/tree';
 import { useAppStore } from '../store/store';
 import { FlagSettingsButton } from './flag-settings';
-import { ageText, killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
+import { killRequestOf, ProcessHeader, ProcessRow, type SortKey, type SortOrder } from './process-row';
 import { rowDomId } from './process-tree';
 import { SystemInspector } from './system-inspector';
 
 export const SYSTEM_ROW_HEIGHT = 26;
 /**
  * Rows rendered beyond the viewport, so fast scrolling does not flash empty space. Every rendered
- * row re-renders on the 1 s clock (its Age) and when its process changes, so each extra row costs
- * on every poll: 8 above and below (~200 px at 26 px a row) covers a wheel step.
+ * row's Age cell follows the 1 s clock and the row re-renders when its process changes, so each
+ * extra row costs on every poll: 8 above and below (~200 px at 26 px a row) covers a wheel step.
  */
 const OVERSCAN_ROWS = 8;
 
@@ -67,15 +66,20 @@ export function SystemView() {
   const pending = useAppStore((state) => state.pending);
   const flags = useAppStore((state) => state.systemFlags);
   const snapshot = useAppStore((state) => state.snapshot);
-  // Leaked processes and run/lease/session members, marked on their rows (a new map per snapshot).
-  const marks = useMemo(() => membershipMarks(snapshot), [snapshot]);
+  // Leaked processes and run/lease/session members, marked on their rows. A snapshot comes every
+  // poll; a mark that reads the same keeps its object, so its (memoised) row is not re-rendered.
+  const lastMarks = useRef<ReadonlyMap<string, MembershipMark>>(new Map());
+  const marks = useMemo(() => {
+    const next = keepSameMarks(lastMarks.current, membershipMarks(snapshot));
+    lastMarks.current = next;
+    return next;
+  }, [snapshot]);
   const [text, setText] = useState('');
   const [filter, setFilter] = useState<SystemFilter>('all');
   const [collapsed, toggle] = useCollapsed();
   const [inspectKey, setInspectKey] = useState<string | null>(null);
   const [sort, setSort] = useState<SortOrder | null>(null);
   const deferredText = useDeferredValue(text);
-  const nowMs = useNow();
   const scroller = useRef<HTMLDivElement>(null);
   // Where focus was when the inspector opened: closing it returns there, never to <body>.
   const inspectorOrigin = useRef<HTMLElement | null>(null);
@@ -161,37 +165,19 @@ export function SystemView() {
 
   return (
     <div className="system-view">
-      <div className="toolbar">
-        <input
-          className="search"
-          type="search"
-          placeholder="Search pid, command or arguments"
-          aria-label="Search processes"
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-        />
-        <fieldset className="segmented" aria-label="Filter">
-          {FILTERS.map((item) => (
-            <button
-              key={item.id}
-              type="button"
-              aria-pressed={filter === item.id}
-              title={item.tip}
-              className={filter === item.id ? 'on' : ''}
-              onClick={() => setFilter(item.id)}
-            >
-              {item.label}
-            </button>
-          ))}
-        </fieldset>
-        <FlagSettingsButton />
-        <span className="muted toolbar-count" data-testid="system-count">
-          {rows.length === system.size ? `${system.size} processes` : `${rows.length} of ${system.size} shown`}
-          {filtering && !sort && rows.some((row) => row.context) ? ' · dimmed rows are ancestors' : ''}
-          {zombies > 0 ? ` · ${zombies} zombie${zombies === 1 ? '' : 's'}` : ''}
-          {flags.size > 0 ? ` · ${flags.size} flagged` : ''}
-        </span>
-      </div>
+      <SystemToolbar
+        text={text}
+        onText={setText}
+        filter={filter}
+        onFilter={setFilter}
+        count={countText(
+          rows.length,
+          system.size,
+          filtering && !sort && rows.some((row) => row.context),
+          zombies,
+          flags.size,
+        )}
+      />
       <ProcessHeader showPorts sort={sort} onSort={(key) => setSort((current) => nextSort(current, key))} />
       <div
         ref={scroller}
@@ -257,7 +243,6 @@ export function SystemView() {
                   node={node}
                   active={row.key === activeKey}
                   collapsed={collapsed.has(row.key)}
-                  age={ageText(node ?? row.node, nowMs)}
                   anchor={null}
                   onActivate={activateRow}
                   onToggle={toggle}
@@ -278,6 +263,78 @@ export function SystemView() {
       ) : null}
     </div>
   );
+}
+
+/**
+ * The search, filters and count above the rows. Memoised: the view re-renders on every poll, and
+ * re-rendering the controlled search input re-set its attributes (a DOM change, so style work, each
+ * second) though nothing in the toolbar had changed; now only a new count text touches it.
+ */
+const SystemToolbar = memo(function SystemToolbar({
+  text,
+  onText,
+  filter,
+  onFilter,
+  count,
+}: {
+  text: string;
+  onText(text: string): void;
+  filter: SystemFilter;
+  onFilter(filter: SystemFilter): void;
+  count: string;
+}) {
+  return (
+    <div className="toolbar">
+      <input
+        className="search"
+        type="search"
+        placeholder="Search pid, command or arguments"
+        aria-label="Search processes"
+        value={text}
+        onChange={(event) => onText(event.target.value)}
+      />
+      <fieldset className="segmented" aria-label="Filter">
+        {FILTERS.map((item) => (
+          <button
+            key={item.id}
+            type="button"
+            aria-pressed={filter === item.id}
+            title={item.tip}
+            className={filter === item.id ? 'on' : ''}
+            onClick={() => onFilter(item.id)}
+          >
+            {item.label}
+          </button>
+        ))}
+      </fieldset>
+      <FlagSettingsButton />
+      <span className="muted toolbar-count" data-testid="system-count">
+        {count}
+      </span>
+    </div>
+  );
+});
+
+/** The toolbar's count: shown of all, and what else the table holds. */
+function countText(shown: number, total: number, dimmed: boolean, zombies: number, flagged: number): string {
+  const counted = shown === total ? `${total} processes` : `${shown} of ${total} shown`;
+  const ancestors = dimmed ? ' · dimmed rows are ancestors' : '';
+  const zombieText = zombies > 0 ? ` · ${zombies} zombie${zombies === 1 ? '' : 's'}` : '';
+  return `${counted}${ancestors}${zombieText}${flagged > 0 ? ` · ${flagged} flagged` : ''}`;
+}
+
+/** The new marks, with each one that reads as before replaced by the object it had before. */
+function keepSameMarks(
+  previous: ReadonlyMap<string, MembershipMark>,
+  next: ReadonlyMap<string, MembershipMark>,
+): ReadonlyMap<string, MembershipMark> {
+  const kept = new Map<string, MembershipMark>();
+  for (const [key, mark] of next) {
+    const before = previous.get(key);
+    const same = before && before.label === mark.label && before.title === mark.title && before.leaked === mark.leaked;
+    kept.set(key, same ? before : mark);
+  }
+  return kept;
 }
 
 function firstRunUid(snapshot: Snapshot | null): number | null {

@@ -50,16 +50,20 @@ function StaleAwareCounts({
 }
 
 export function TopBar() {
-  const { view, theme, counts, takenAtMs, connection, pollMs } = useAppStore(
+  // Plain values only: a snapshot comes every poll with new objects (its counts too), and this bar
+  // re-renders only when what it shows changed. The time of the snapshot is read only while stale.
+  const { view, theme, live, leaked, takenAtMs, connection, pollMs } = useAppStore(
     useShallow((state) => ({
       view: state.view,
       theme: state.theme,
-      counts: state.snapshot?.counts ?? null,
-      takenAtMs: state.snapshot?.takenAtMs ?? null,
+      live: state.snapshot?.counts.live ?? null,
+      leaked: state.snapshot?.counts.leaked ?? null,
+      takenAtMs: state.connection.status === 'open' ? null : (state.snapshot?.takenAtMs ?? null),
       pollMs: state.snapshot?.pollIntervalMs ?? null,
       connection: state.connection.status,
     })),
   );
+  const counts = live === null || leaked === null ? null : { live, leaked };
   const setView = useAppStore((state) => state.setView);
   const setTheme = useAppStore((state) => state.setTheme);
   const setStartFormOpen = useAppStore((state) => state.setStartFormOpen);

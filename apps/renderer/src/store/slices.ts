@@ -3,6 +3,7 @@ import type { KillReport } from '@treewarden/protocol';
 import type { StateCreator } from 'zustand';
 import { firstLease } from '../model/first-lease';
 import { identityKey } from '../model/identity';
+import { shareUnchanged } from '../model/share-unchanged';
 import { SystemTree } from '../model/system-tree';
 import { applyFlagSettings, createHistoryState, recordSnapshot, recordSystem } from './history-slice';
 import { applySystemDiffInPlace, type SystemDiff } from './system-diff';
@@ -28,8 +29,13 @@ const THEME_STORAGE_KEY = 'treewarden.theme';
 
 export const createSnapshotSlice: Slice<SnapshotSlice> = (set, get) => ({
   snapshot: null,
-  applySnapshot: (snapshot) => {
+  applySnapshot: (incoming) => {
     const { selectedLeaseId, awaitedLease } = get();
+    // What reads as before keeps its objects, so selectors of unchanged parts re-render nothing.
+    // The snapshot itself is always new: each one is a poll (the leak notices count them).
+    const previous = get().snapshot;
+    const shared = shareUnchanged(previous, incoming);
+    const snapshot = shared === previous ? { ...shared } : shared;
     const leaseStillThere = snapshot.leases.some((lease) => lease.id === selectedLeaseId);
     const stillAwaited =
       !leaseStillThere &&

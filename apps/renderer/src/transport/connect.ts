@@ -67,18 +67,41 @@ export function buildWebSocketUrl(location: Pick<Location, 'protocol' | 'host'>,
 }
 
 /**
+ * How long a snapshot waits for its poll's system diff while the system view is watched. The host
+ * sends the two back to back, but they reach the page as two messages some 5 to 30 ms apart: each
+ * applied on its own was a React render, layout and paint of the same rows, two frames a second
+ * where one does. The diff comes with every poll while watched, so the wait normally ends when it
+ * arrives; this only bounds it (a snapshot before the host began watching has no diff to wait for).
+ */
+export const SNAPSHOT_DIFF_WAIT_MS = 100;
+
+/** Runs `flush` after `delayMs` (0: the next turn of the event loop); returns a cancel. */
+export type BatchSchedule = (flush: () => void, delayMs: number) => () => void;
+
+const scheduleTimeout: BatchSchedule = (flush, delayMs) => {
+  const timer = setTimeout(flush, delayMs);
+  return () => clearTimeout(timer);
+};
+
+/**
  * Applies events that arrive together in one task: a poll sends its snapshot and its system diff
  * as two messages (two tasks), and each would be its own React render, layout and paint of the
  * same rows; the shared clock's tick joins them (store/clock). A batch waits for no more than the
- * next turn of the event loop (`schedule`), so nothing is held back longer than that.
+ * next turn of the event loop (`schedule`), so nothing is held back longer than that — except a
+ * snapshot while `awaitsDiff()` (the system view is watched), which waits for the diff that follows
+ * it, at most SNAPSHOT_DIFF_WAIT_MS.
  */
 export function createEventBatcher(
   apply: (events: readonly HostEvent[]) => void,
-  schedule: (flush: () => void) => void = (flush) => setTimeout(flush, 0),
+  schedule: BatchSchedule = scheduleTimeout,
+  awaitsDiff: () => boolean = () => false,
 ): { push(event: HostEvent): void; cancel(): void } {
   let queued: HostEvent[] = [];
   let cancelled = false;
+  // The pending flush: its cancel and whether it is the bounded wait for a diff.
+  let pending: { cancel: () => void; waiting: boolean } | null = null;
   const flush = () => {
+    pending = null;
     const events = queued;
     queued = [];
     if (!cancelled) apply(events);
@@ -86,11 +109,17 @@ export function createEventBatcher(
   return {
     push(event) {
       queued.push(event);
-      if (queued.length === 1) schedule(flush);
+      // Held while the newest event is a snapshot whose diff is still to come.
+      const waiting = event.type === 'snapshot' && awaitsDiff();
+      if (pending !== null && pending.waiting === waiting) return;
+      pending?.cancel();
+      pending = { cancel: schedule(flush, waiting ? SNAPSHOT_DIFF_WAIT_MS : 0), waiting };
     },
     cancel() {
       cancelled = true;
       queued = [];
+      pending?.cancel();
+      pending = null;
     },
   };
 }
@@ -126,10 +155,14 @@ export function connectStore(store: AppStore, onOpen: () => void): () => void {
     close = () => ws.close();
   }
   setBridge(bridge);
-  const batch = createEventBatcher((events) => {
-    if (events.some((event) => event.type === 'snapshot' || event.type === 'systemDiff')) tickWithData();
-    for (const event of events) routeEvent(store, event);
-  });
+  const batch = createEventBatcher(
+    (events) => {
+      if (events.some((event) => event.type === 'snapshot' || event.type === 'systemDiff')) tickWithData();
+      for (const event of events) routeEvent(store, event);
+    },
+    scheduleTimeout,
+    () => store.getState().systemWatched,
+  );
   const unsubscribe = bridge.onEvent((event) => batch.push(event));
   return () => {
     batch.cancel();
