@@ -157,6 +157,15 @@ export interface LinuxReaderOptions {
    * owner's kill; a reader that only shows trees (the host's poll worker) holds no pidfd.
    */
   readonly pinPidfds?: boolean;
+  /**
+   * true: between refresh rotations, keep the entry of a process whose schedstat says it has not
+   * run, and take the pids from the last table plus those allocated since instead of listing
+   * /proc (see CWD_REFRESH_POLLS). For a display's poll (the host's poll worker): what only the
+   * rotation shows (a renamed cwd, reclaimed rss, a pid handed out again by a write to
+   * ns_last_pid, as CRIU does) shows up to a rotation late. Decisions (kills, owners, the CLI)
+   * read every process and list /proc on every snapshot.
+   */
+  readonly keepIdle?: boolean;
 }
 
 export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader {
@@ -165,6 +174,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   let lastEntries: ReadonlyMap<number, ProcessEntry> = new Map();
   const withCwd = options.cwd !== false;
   const refreshEvery = Math.max(1, Math.floor(options.cwdRefreshPolls ?? CWD_REFRESH_POLLS));
+  const keepIdle = options.keepIdle === true;
   let snapshots = 0;
   const held = createHeldStats();
   // A kill reads the same members within milliseconds (before its freeze, after it, while they
@@ -211,12 +221,12 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     snapshots += 1;
     let stats = 0;
     const kept: number[] = [];
-    for (const pid of pidsToRead(keep && refreshSlot !== 0)) {
+    for (const pid of pidsToRead(keepIdle && keep && refreshSlot !== 0)) {
       const known = cache.get(pid);
       if (known !== undefined) nextCache.set(pid, known);
       const refresh = pid % refreshEvery === refreshSlot;
       const previous = lastEntries.get(pid);
-      const mark = keep && !busy.has(pid) ? readHeldSchedstat(pid, held) : null;
+      const mark = keepIdle && keep && !busy.has(pid) ? readHeldSchedstat(pid, held) : null;
       if (!refresh && mark !== null && mark === idleMarks.get(pid) && previous !== undefined && parentKnown(previous)) {
         entries.set(pid, previous);
         nextMarks.set(pid, mark);
@@ -253,6 +263,7 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
    * tell (a wrap, more forks than it probes).
    */
   function pidsToRead(mayDerive: boolean): Iterable<number> {
+    if (!keepIdle) return listPids();
     const fresh = pidWatch.next();
     if (!mayDerive || fresh === null) return listPids();
     const pids = [...lastEntries.keys()];

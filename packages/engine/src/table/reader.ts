@@ -5,12 +5,18 @@
  */
 import { existsSync } from 'node:fs';
 import { createDarwinReader } from './darwin-ps.js';
-import { createLinuxReader } from './linux-reader.js';
+import { createLinuxReader, type LinuxReaderOptions } from './linux-reader.js';
 import type { TableReader } from './types.js';
 import { createWindowsReader } from './windows.js';
 
-function createProcOrPsReader(): TableReader {
-  if (existsSync('/proc/self/stat')) return createLinuxReader();
+/** What a display's poll may trade for cost (`LinuxReaderOptions.keepIdle`); decisions never ask for it. */
+export interface TableReaderOptions {
+  readonly keepIdle?: boolean;
+}
+
+function createProcOrPsReader(options: TableReaderOptions = {}): TableReader {
+  const linux: LinuxReaderOptions = options.keepIdle === true ? { keepIdle: true } : {};
+  if (existsSync('/proc/self/stat')) return createLinuxReader(linux);
   return { ...createDarwinReader(), platform: 'linux' };
 }
 
@@ -18,7 +24,7 @@ function createPsReader(platform: NodeJS.Platform): () => TableReader {
   return () => ({ ...createDarwinReader(), platform });
 }
 
-const BACKENDS: Partial<Record<NodeJS.Platform, () => TableReader>> = {
+const BACKENDS: Partial<Record<NodeJS.Platform, (options?: TableReaderOptions) => TableReader>> = {
   linux: createProcOrPsReader,
   android: createProcOrPsReader,
   darwin: () => createDarwinReader(),
@@ -29,11 +35,14 @@ const BACKENDS: Partial<Record<NodeJS.Platform, () => TableReader>> = {
   win32: () => createWindowsReader(),
 };
 
-export function createTableReader(platform: NodeJS.Platform = process.platform): TableReader {
+export function createTableReader(
+  platform: NodeJS.Platform = process.platform,
+  options: TableReaderOptions = {},
+): TableReader {
   const create = BACKENDS[platform];
   if (create === undefined) {
     const supported = Object.keys(BACKENDS).join(', ');
     throw new Error(`createTableReader: no process table reader for platform "${platform}" (supported: ${supported})`);
   }
-  return create();
+  return create(options);
 }

@@ -61,7 +61,7 @@ describe('idle check of a polling reader', () => {
   it('keeps sleeping processes without a stat read', async () => {
     const shell = startShell(tracker, 'sleep 60 & echo $!; exec sleep 60');
     const [sleeper] = await shell.pids(1);
-    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS });
+    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     const kept = await untilKept(reader, sleeper as number);
     expect(kept.command).toBe('sleep');
     // The sleeper's, at least; every process read is either stat-read or kept.
@@ -75,7 +75,7 @@ describe('idle check of a polling reader', () => {
     // The shell leaves a child sleeping, then sleeps itself: killed, it reparents the child.
     const shell = startShell(tracker, 'sleep 60 & echo $!; exec sleep 60');
     const [child] = (await shell.pids(1)) as [number];
-    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS });
+    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     const kept = await untilKept(reader, child);
     expect(kept.ppid).toBe(shell.pid);
     shell.child.kill('SIGKILL');
@@ -100,7 +100,7 @@ describe('idle check of a polling reader', () => {
     const lines: string[] = [];
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
     await pollUntil(() => lines.length > 0 || null, { deadlineMs: LINES_WAIT_MS, description: 'the spinner to start' });
-    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS });
+    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     for (let read = 0; read < WARM_READS; read += 1) reader.snapshot();
     let last = reader.snapshot().entries.get(pid)?.cpuTimeMs ?? Number.NaN;
     for (let read = 0; read < 3; read += 1) {
@@ -116,7 +116,7 @@ describe('idle check of a polling reader', () => {
     // `exec sleep` never reaps: the killed child stays a zombie until its parent is killed.
     const shell = startShell(tracker, 'sleep 60 & echo $!; exec sleep 60');
     const [child] = (await shell.pids(1)) as [number];
-    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS });
+    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     await untilKept(reader, child);
     process.kill(child, 'SIGKILL');
     await pollUntil(() => readStatFields(child)?.state === 'Z' || null, {
@@ -134,7 +134,7 @@ describe('idle check of a polling reader', () => {
   });
 
   it('shows a process started since the last read at the next read, one or many', async () => {
-    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS });
+    const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     for (let read = 0; read < WARM_READS; read += 1) reader.snapshot();
     const one = startShell(tracker, 'sleep 60 & echo $!; exec sleep 60');
     const [sleeper] = await one.pids(1);

@@ -19,7 +19,9 @@ import type { PollRequest, PollResponse, TableDelta } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
 // kernel's children files); it lives here so its cache is reused across polls.
-const reader = createTableReader();
+// keepIdle: this table is what the UI shows, and an idle process's unchanged entry is the cost
+// saved (most of a quiet poll); kills and owners read every process themselves.
+const reader = createTableReader(process.platform, { keepIdle: true });
 // Created on first use: a platform without a port reader fails only the port requests, with its message.
 let portReader: PortReader | null = null;
 
