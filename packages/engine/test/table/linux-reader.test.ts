@@ -68,6 +68,10 @@ describe('linux /proc reader', () => {
     try {
       const shell = startShell(tracker, 'sleep 60 & echo $!; wait', { detached: true, cwd: dir });
       const [grandchild] = (await shell.pids(1)) as [number];
+      // `$!` is known once sh forked, not once the child exec'd sleep: until then it reads as sh.
+      await pollUntil(() => readProcEntry(grandchild)?.command === 'sleep', {
+        description: 'the grandchild to exec sleep',
+      });
       const table = createLinuxReader().snapshot();
       const child = table.entries.get(shell.pid);
       const leaf = table.entries.get(grandchild);
