@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { readProcEntry } from '../../src/table/linux-proc.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
 import { type ProcessTracker, pollUntil, useProcessTracker } from '../helpers/index.js';
@@ -53,6 +54,13 @@ async function untilKept(reader: ReturnType<typeof createLinuxReader>, pid: numb
     },
     { deadlineMs: LINES_WAIT_MS, description: `process ${pid} to be kept between two reads` },
   );
+}
+
+/** Until every pid runs sleep (read afresh, not through the reader under test). */
+async function untilExeced(pids: readonly number[]): Promise<void> {
+  await pollUntil(() => pids.every((pid) => readProcEntry(pid)?.command === 'sleep') || null, {
+    description: 'the shells and their children to exec sleep',
+  });
 }
 
 describe('idle check of a polling reader', () => {
@@ -138,6 +146,8 @@ describe('idle check of a polling reader', () => {
     for (let read = 0; read < WARM_READS; read += 1) reader.snapshot();
     const one = startShell(tracker, 'sleep 60 & echo $!; exec sleep 60');
     const [sleeper] = await one.pids(1);
+    // `$!` is printed once sh forked: wait for the execs (without reading through the reader).
+    await untilExeced([one.pid, sleeper as number]);
     let table = reader.snapshot();
     expect(table.entries.get(one.pid)?.command).toBe('sleep');
     expect(table.entries.get(sleeper as number)?.command).toBe('sleep');
@@ -147,6 +157,7 @@ describe('idle check of a polling reader', () => {
       'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 60 & echo $!; done; exec sleep 60',
     );
     const sleepers = await many.pids(20);
+    await untilExeced([many.pid, ...sleepers]);
     table = reader.snapshot();
     for (const pid of sleepers) expect(table.entries.get(pid)?.command).toBe('sleep');
     expect(table.entries.get(many.pid)?.command).toBe('sleep');
