@@ -6,3 +6,4 @@
 export * from '../../../../test-support/index.js';
 export * from './fake-world.js';
 export * from './pid-namespace.js';
+export * from './shell.js';

@@ -14,32 +14,14 @@ import { describe, expect, it } from 'vitest';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
 import { readStatFields } from '../../src/table/linux-stat.js';
-import { type ProcessTracker, pollUntil, useProcessTracker } from '../helpers/index.js';
+import { pollUntil, SHELL_LINES_WAIT_MS, startShell, useProcessTracker } from '../helpers/index.js';
 
-const LINES_WAIT_MS = 10_000;
 /** A refresh period no pid of this machine meets within a test (pid % it equals the read count). */
 const NO_REFRESH_POLLS = 2 ** 30;
 /** Reads before the idle check can keep an entry: held stat from the 2nd, schedstat mark from the 3rd. */
 const WARM_READS = 3;
 /** Between two reads of the spinning thread: many clock ticks at any load. */
 const SPIN_GAP_MS = 300;
-
-/** A shell running `script`; the pids it prints (`echo $!`, `echo $$`) are tracked too. */
-function startShell(tracker: ProcessTracker, script: string) {
-  const child = spawn('/bin/sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const pid = tracker.trackChild(child);
-  const lines: string[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
-  const pids = async (count: number) => {
-    const found = await pollUntil(() => (lines.length >= count ? lines.slice(0, count).map(Number) : null), {
-      deadlineMs: LINES_WAIT_MS,
-      description: `${count} pid line(s) from sh ${pid}`,
-    });
-    for (const reported of found) tracker.trackPid(reported);
-    return found;
-  };
-  return { child, pid, pids };
-}
 
 /** Reads until `pid` is kept by the idle check in two reads running (it sleeps by then). */
 async function untilKept(reader: ReturnType<typeof createLinuxReader>, pid: number) {
@@ -52,7 +34,7 @@ async function untilKept(reader: ReturnType<typeof createLinuxReader>, pid: numb
         ? before
         : null;
     },
-    { deadlineMs: LINES_WAIT_MS, description: `process ${pid} to be kept between two reads` },
+    { deadlineMs: SHELL_LINES_WAIT_MS, description: `process ${pid} to be kept between two reads` },
   );
 }
 
@@ -89,7 +71,7 @@ describe('idle check of a polling reader', () => {
     shell.child.kill('SIGKILL');
     // The kernel reparents the children in the parent's exit, before it turns zombie.
     await pollUntil(() => (readStatFields(shell.pid)?.state ?? 'Z') === 'Z' || null, {
-      deadlineMs: LINES_WAIT_MS,
+      deadlineMs: SHELL_LINES_WAIT_MS,
       description: 'the parent to die',
     });
     const after = reader.snapshot().entries.get(child);
@@ -107,7 +89,10 @@ describe('idle check of a polling reader', () => {
     const pid = tracker.trackChild(child);
     const lines: string[] = [];
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
-    await pollUntil(() => lines.length > 0 || null, { deadlineMs: LINES_WAIT_MS, description: 'the spinner to start' });
+    await pollUntil(() => lines.length > 0 || null, {
+      deadlineMs: SHELL_LINES_WAIT_MS,
+      description: 'the spinner to start',
+    });
     const reader = createLinuxReader({ cwdRefreshPolls: NO_REFRESH_POLLS, keepIdle: true });
     for (let read = 0; read < WARM_READS; read += 1) reader.snapshot();
     let last = reader.snapshot().entries.get(pid)?.cpuTimeMs ?? Number.NaN;
@@ -128,13 +113,13 @@ describe('idle check of a polling reader', () => {
     await untilKept(reader, child);
     process.kill(child, 'SIGKILL');
     await pollUntil(() => readStatFields(child)?.state === 'Z' || null, {
-      deadlineMs: LINES_WAIT_MS,
+      deadlineMs: SHELL_LINES_WAIT_MS,
       description: 'the child to turn zombie',
     });
     expect(reader.snapshot().entries.get(child)?.state).toBe('Z');
     shell.child.kill('SIGKILL');
     await pollUntil(() => readStatFields(child) === null || null, {
-      deadlineMs: LINES_WAIT_MS,
+      deadlineMs: SHELL_LINES_WAIT_MS,
       description: 'the zombie to be reaped',
     });
     expect(reader.snapshot().entries.has(child)).toBe(false);

@@ -1,7 +1,6 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { buildEntry } from '../../src/table/linux-entry.js';
 import { readProcEntry, readProcTable } from '../../src/table/linux-proc.js';
@@ -10,15 +9,13 @@ import { readStatFields } from '../../src/table/linux-stat.js';
 import { filterTrees } from '../../src/table/trees.js';
 import {
   makeTempDir,
-  type ProcessTracker,
   pollUntil,
   removeTempDir,
+  startShell,
   useProcessTracker,
   zombieLeavingScript,
 } from '../helpers/index.js';
 
-/** How long a test shell waits for the lines it prints (sh start-up on a loaded 2-core box). */
-const LINES_WAIT_MS = 10_000;
 /** Bound on the unprivileged reader run (node start-up on a loaded box). */
 const NOBODY_READ_TIMEOUT_MS = 20_000;
 const BUILT_READER = new URL('../../dist/table/linux-reader.js', import.meta.url);
@@ -27,38 +24,6 @@ const NOBODY_UID = 65534;
 const DYING_READ_ATTEMPTS = 30;
 /** `PF_KTHREAD` from include/linux/sched.h (stat field 9). */
 const PF_KTHREAD = 0x00200000;
-
-interface Shell {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  /** The first `count` lines the script prints, as numbers (the pids it reports with `echo $!`). */
-  readonly pids: (count: number) => Promise<number[]>;
-}
-
-/** Runs a constant sh script (arguments in $1…, never interpolated), tracked for cleanup. */
-function startShell(
-  tracker: ProcessTracker,
-  script: string,
-  options: { detached?: boolean; cwd?: string; args?: string[] } = {},
-): Shell {
-  const child = spawn('/bin/sh', ['-c', script, 'sh', ...(options.args ?? [])], {
-    detached: options.detached ?? false,
-    cwd: options.cwd,
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  const pid = tracker.trackChild(child, { detached: options.detached ?? false });
-  const lines: string[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
-  const pids = async (count: number) => {
-    const found = await pollUntil(() => (lines.length >= count ? lines.slice(0, count).map(Number) : null), {
-      deadlineMs: LINES_WAIT_MS,
-      description: `${count} pid line(s) from sh ${pid}`,
-    });
-    for (const reported of found) tracker.trackPid(reported);
-    return found;
-  };
-  return { child, pid, pids };
-}
 
 describe('linux /proc reader', () => {
   const tracker = useProcessTracker();
