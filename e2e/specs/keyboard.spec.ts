@@ -138,6 +138,11 @@ test.describe('keyboard only', () => {
       const option = app.getByRole('option', { name: new RegExp(`claude-code · .*${dirName}`) });
       await expect(option.getByTestId('session-alert-badge')).toBeVisible({ timeout: ALERT_TIMEOUT_MS });
       await option.dispatchEvent('mousedown');
+      // The badge shows once two sets are seen; under load the third comes a poll later, and Trim…
+      // lists what the alert holds when it opens: wait for both older sets (four processes).
+      await expect(app.getByTestId('session-view').getByTestId('session-alert')).toContainText('4 processes', {
+        timeout: ALERT_TIMEOUT_MS,
+      });
       const trimButton = app.getByTestId('session-view').getByRole('button', { name: 'Trim…' });
       await trimButton.focus();
       await app.keyboard.press('Enter');
