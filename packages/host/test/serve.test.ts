@@ -225,7 +225,9 @@ describe('treewarden serve', () => {
         },
         { deadlineMs: START_WAIT_MS, description: 'the run tree in a snapshot' },
       );
-      expect(await served.stop()).toBe(0);
+      // Seen once under two busy loops: the exit code was null (a signal). Say which, and what serve wrote.
+      const code = await served.stop();
+      expect(code, `serve's exit: signal ${served.child.signalCode}; stderr: ${served.stderr()}`).toBe(0);
       await pollUntil(() => processes.every((node) => !isRunning(node.pid, node.startTime)), {
         deadlineMs: EXIT_WAIT_MS,
         description: 'the run tree to be gone',
