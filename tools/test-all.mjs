@@ -11,16 +11,22 @@
  * lines never interleave.
  * A failed check prints its output at once; every step's status and time is summed up at the end,
  * and the exit status is 1 if any step failed (a failed build stops everything: nothing else can
- * test the code it did not build).
+ * test the code it did not build). A failed step whose output was not streamed has its last lines
+ * repeated just above that summary: a CI record that keeps only the tail of the log still names the
+ * test that failed (the held e2e output is printed long before the unit suite ends).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { stripVTControlCharacters } from 'node:util';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const CHECKS = ['typecheck:tests', 'lint', 'check:boundaries', 'test:security'];
+
+/** How many of a failed step's last lines are repeated above the summary (Playwright's failure list). */
+const FAILED_TAIL_LINES = 12;
 
 const NAMESPACE = ['unshare', '--pid', '--fork', '--mount-proc', 'tini', '-s', '--'];
 /** The command prefix of an own pid namespace, when this machine can make one (root, unshare, tini). */
@@ -56,11 +62,17 @@ function runScript(script, streamed, { prefix = [], env = {}, held = false } = {
         process.stdout.write(Buffer.concat(output));
       }
       if (error) process.stdout.write(`\n── ${script} could not start: ${error.message}\n`);
-      resolve({ script, ok, seconds });
+      const tail = ok || streamed ? '' : lastLines(Buffer.concat(output).toString('utf8'), FAILED_TAIL_LINES);
+      resolve({ script, ok, seconds, tail });
     };
     child.once('error', (error) => finish(null, error));
     child.once('close', (code) => finish(code));
   });
+}
+
+function lastLines(text, count) {
+  const lines = stripVTControlCharacters(text).trimEnd().split('\n');
+  return lines.slice(-count).join('\n');
 }
 
 async function inSequence(scripts, streamed) {
@@ -99,6 +111,8 @@ if (build.ok) {
   }
 }
 const total = (performance.now() - started) / 1000;
+for (const { script, tail } of results)
+  if (tail) process.stdout.write(`\n── the end of ${script}'s output (it failed):\n${tail}\n`);
 process.stdout.write('\nnpm test:\n');
 for (const { script, ok, seconds } of results)
   process.stdout.write(`  ${ok ? 'ok  ' : 'FAIL'}  ${script.padEnd(18)} ${seconds.toFixed(1).padStart(7)} s\n`);
