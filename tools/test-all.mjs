@@ -12,8 +12,9 @@
  * A failed check prints its output at once; every step's status and time is summed up at the end,
  * and the exit status is 1 if any step failed (a failed build stops everything: nothing else can
  * test the code it did not build). A failed step whose output was not streamed has its last lines
- * repeated just above that summary: a CI record that keeps only the tail of the log still names the
- * test that failed (the held e2e output is printed long before the unit suite ends).
+ * repeated just above that summary (so are those of a Playwright run with flaky tests): a CI record
+ * that keeps only the tail of the log still names the test that failed (the held e2e output is
+ * printed long before the unit suite ends).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +28,8 @@ const CHECKS = ['typecheck:tests', 'lint', 'check:boundaries', 'test:security'];
 
 /** How many of a failed step's last lines are repeated above the summary (Playwright's failure list). */
 const FAILED_TAIL_LINES = 12;
+/** Playwright's summary line of tests that passed only when retried. */
+const FLAKY_LINE = /^\s+\d+ flaky\s*$/m;
 
 const NAMESPACE = ['unshare', '--pid', '--fork', '--mount-proc', 'tini', '-s', '--'];
 /** The command prefix of an own pid namespace, when this machine can make one (root, unshare, tini). */
@@ -62,7 +65,9 @@ function runScript(script, streamed, { prefix = [], env = {}, held = false } = {
         process.stdout.write(Buffer.concat(output));
       }
       if (error) process.stdout.write(`\n── ${script} could not start: ${error.message}\n`);
-      const tail = ok || streamed ? '' : lastLines(Buffer.concat(output).toString('utf8'), FAILED_TAIL_LINES);
+      const text = streamed ? '' : Buffer.concat(output).toString('utf8');
+      // A Playwright run that passed only on a retry says "N flaky": that is repeated as well.
+      const tail = !streamed && (!ok || FLAKY_LINE.test(text)) ? lastLines(text, FAILED_TAIL_LINES) : '';
       resolve({ script, ok, seconds, tail });
     };
     child.once('error', (error) => finish(null, error));
@@ -111,8 +116,11 @@ if (build.ok) {
   }
 }
 const total = (performance.now() - started) / 1000;
-for (const { script, tail } of results)
-  if (tail) process.stdout.write(`\n── the end of ${script}'s output (it failed):\n${tail}\n`);
+for (const { script, ok, tail } of results)
+  if (tail)
+    process.stdout.write(
+      `\n── the end of ${script}'s output (${ok ? 'it passed with flaky tests' : 'it failed'}):\n${tail}\n`,
+    );
 process.stdout.write('\nnpm test:\n');
 for (const { script, ok, seconds } of results)
   process.stdout.write(`  ${ok ? 'ok  ' : 'FAIL'}  ${script.padEnd(18)} ${seconds.toFixed(1).padStart(7)} s\n`);
