@@ -185,12 +185,12 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
 
   // Per single-threaded process not running at its last read: its schedstat, read just before
   // that stat. The same text again means the process has not run since, so that stat still holds.
-  let idleMarks = new Map<number, string>();
-  let nextMarks = new Map<number, string>();
+  // These two and `cache` are updated in place and pruned to the table after each snapshot: built
+  // afresh, three maps of ~1,000 entries grew (rehash after rehash) every poll, most of an idle
+  // poll's allocation.
+  const idleMarks = new Map<number, string>();
   // Processes whose last stat said multi-threaded or running: no schedstat is read for them.
-  let busy = new Set<number>();
-  let nextBusy = new Set<number>();
-  let nextCache: IdentityCache = new Map();
+  const busy = new Set<number>();
   let lastReads: SnapshotReads = { stats: 0, kept: 0 };
   const pidWatch = createNewPidWatch();
 
@@ -199,20 +199,19 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     const stat = readHeldStatFields(pid, held, keep);
     if (stat === null) return null;
     const previous = lastEntries.get(pid);
-    const entry = buildEntry(pid, stat, nextCache, withCwd, previous, refresh, refreshUid);
+    const entry = buildEntry(pid, stat, cache, withCwd, previous, refresh, refreshUid);
     if (entry === null) return null;
-    if (stat.numThreads !== 1 || mayBeRunning(stat.state)) nextBusy.add(pid);
+    const isBusy = stat.numThreads !== 1 || mayBeRunning(stat.state);
+    if (isBusy) busy.add(pid);
+    else busy.delete(pid);
     // The mark stands for this stat only when both were read from the same process: the one the
     // last snapshot saw (a failed held read reads a recycled pid by path, a new process).
-    else if (mark !== null && previous?.startTime === entry.startTime) nextMarks.set(pid, mark);
+    if (!isBusy && mark !== null && previous?.startTime === entry.startTime) idleMarks.set(pid, mark);
+    else idleMarks.delete(pid);
     return entry;
   }
 
   function snapshot(): ProcessTable {
-    // Only identities seen in this read survive it, so the cache never outgrows the table.
-    nextCache = new Map();
-    nextMarks = new Map();
-    nextBusy = new Set();
     const entries = new Map<number, ProcessEntry>();
     // The first read holds nothing: a reader read once (a CLI command) keeps no descriptor.
     const keep = snapshots > 0;
@@ -222,14 +221,11 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     let stats = 0;
     const kept: number[] = [];
     for (const pid of pidsToRead(keepIdle && keep && refreshSlot !== 0)) {
-      const known = cache.get(pid);
-      if (known !== undefined) nextCache.set(pid, known);
       const refresh = pid % refreshEvery === refreshSlot;
       const previous = lastEntries.get(pid);
-      const mark = keepIdle && keep && !busy.has(pid) ? readHeldSchedstat(pid, held) : null;
+      const mark = keepIdle && keep && !busy.has(pid) ? readHeldSchedstat(pid, held, idleMarks.get(pid)) : null;
       if (!refresh && mark !== null && mark === idleMarks.get(pid) && previous !== undefined && parentKnown(previous)) {
         entries.set(pid, previous);
-        nextMarks.set(pid, mark);
         kept.push(pid);
         continue;
       }
@@ -241,18 +237,31 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
     const moved = reparented(kept, entries);
     for (const pid of moved) {
       stats += 1;
-      nextMarks.delete(pid);
+      idleMarks.delete(pid);
       const entry = readEntry(pid, keep, true, false, null);
       if (entry === null) entries.delete(pid);
       else entries.set(pid, entry);
     }
     held.release(entries);
-    cache = nextCache;
-    idleMarks = nextMarks;
-    busy = nextBusy;
+    // Only identities, marks and busy flags of processes in this read survive it: none of them
+    // outgrows the table.
+    pruneTo(entries);
     lastEntries = entries;
     lastReads = { stats, kept: kept.length - moved.length };
     return { entries, readAtMs: Date.now() };
+  }
+
+  function pruneTo(entries: ReadonlyMap<number, ProcessEntry>): void {
+    // Deleting during forEach is defined: a deleted key is not visited again.
+    cache.forEach((_identity, pid) => {
+      if (!entries.has(pid)) cache.delete(pid);
+    });
+    idleMarks.forEach((_mark, pid) => {
+      if (!entries.has(pid)) idleMarks.delete(pid);
+    });
+    busy.forEach((pid) => {
+      if (!entries.has(pid)) busy.delete(pid);
+    });
   }
 
   /**
@@ -287,11 +296,12 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   function reparented(kept: readonly number[], entries: ReadonlyMap<number, ProcessEntry>): number[] {
     if (kept.length === 0) return [];
     const died = new Set<number>();
-    for (const [pid, before] of lastEntries) {
+    // forEach, not for-of over entries: no [pid, entry] pair per process each poll.
+    lastEntries.forEach((before, pid) => {
       const now = entries.get(pid);
       if (now === undefined || now.startTime !== before.startTime || (isDead(now.state) && !isDead(before.state)))
         died.add(pid);
-    }
+    });
     if (died.size === 0) return [];
     return kept.filter((pid) => died.has(entries.get(pid)?.ppid ?? 0));
   }

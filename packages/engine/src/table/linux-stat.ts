@@ -179,11 +179,21 @@ export function readHeldStatFields(pid: number, held: HeldStats, keep: boolean):
  * timeslices"); null where none is held, the read failed, or the kernel keeps no schedule
  * statistics (it then answers "0 0 0" for every task, which would hide that a process ran).
  */
-export function readHeldSchedstat(pid: number, held: HeldStats): string | null {
+export function readHeldSchedstat(pid: number, held: HeldStats, previous?: string): string | null {
   const length = held.readSchedstat(pid, readBuffer);
   if (length <= 0) return null;
+  // Most processes slept since their last read: the same bytes again return the last text itself,
+  // so an idle poll makes no string per process (they lived one poll each: young-GC work).
+  if (previous !== undefined && sameLatin1(readBuffer, length, previous)) return previous;
   const text = readBuffer.toString('latin1', 0, length);
   return text.startsWith('0 0 ') ? null : text;
+}
+
+/** Whether `buffer`'s first `length` bytes spell `text` (latin1: one byte per character). */
+function sameLatin1(buffer: Buffer, length: number, text: string): boolean {
+  if (text.length !== length) return false;
+  for (let index = 0; index < length; index += 1) if (buffer[index] !== text.charCodeAt(index)) return false;
+  return true;
 }
 
 /**

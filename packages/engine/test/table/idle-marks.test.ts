@@ -11,9 +11,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { createHeldStats } from '../../src/table/held-stats.js';
 import { readProcEntry } from '../../src/table/linux-proc.js';
 import { createLinuxReader } from '../../src/table/linux-reader.js';
-import { readStatFields } from '../../src/table/linux-stat.js';
+import { readHeldSchedstat, readHeldStatFields, readStatFields } from '../../src/table/linux-stat.js';
 import { pollUntil, SHELL_LINES_WAIT_MS, startShell, useProcessTracker } from '../helpers/index.js';
 
 /** A refresh period no pid of this machine meets within a test (pid % it equals the read count). */
@@ -147,5 +148,35 @@ describe('idle check of a polling reader', () => {
     for (const pid of sleepers) expect(table.entries.get(pid)?.command).toBe('sleep');
     expect(table.entries.get(many.pid)?.command).toBe('sleep');
     reader.close();
+  });
+
+  it('hands back the last schedstat text itself while a process sleeps, and new text once it ran', async () => {
+    // A shell that runs only when told: each line it reads, it answers.
+    const shell = startShell(tracker, 'echo $$; while read line; do echo "ran $line"; done');
+    const [pid] = (await shell.pids(1)) as [number];
+    const held = createHeldStats();
+    try {
+      // The stat read holds the pid's files; the schedstat is held beside them from its first read.
+      expect(readHeldStatFields(pid, held, true)).not.toBeNull();
+      const first = await pollUntil(() => readHeldSchedstat(pid, held), { description: 'a schedstat text' });
+      const asleep = await pollUntil(
+        () => {
+          const again = readHeldSchedstat(pid, held, first);
+          // The very object: the idle poll made no string for it.
+          return again === first ? again : null;
+        },
+        { deadlineMs: SHELL_LINES_WAIT_MS, description: `shell ${pid} asleep between two schedstat reads` },
+      );
+      const lines: string[] = [];
+      createInterface({ input: shell.child.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(line));
+      shell.child.stdin?.write('1\n');
+      await pollUntil(() => lines.includes('ran 1') || null, { description: 'the shell to answer' });
+      const after = readHeldSchedstat(pid, held, asleep);
+      expect(after).not.toBeNull();
+      expect(after).not.toBe(asleep);
+      expect(after).not.toEqual(asleep);
+    } finally {
+      held.close();
+    }
   });
 });

@@ -53,7 +53,10 @@ function deltaOf(entries: ReadonlyMap<number, ProcessEntry>, baseSeq: number): T
   sentSeq += 1;
   if (base === null) return { seq: sentSeq, baseSeq: null, changed: entries, removed: [] };
   const changed = new Map<number, ProcessEntry>();
-  for (const [pid, entry] of entries) if (base.get(pid) !== entry) changed.set(pid, entry);
+  // forEach, not for-of over entries: no [pid, entry] pair per process each poll.
+  entries.forEach((entry, pid) => {
+    if (base.get(pid) !== entry) changed.set(pid, entry);
+  });
   const removed: number[] = [];
   for (const pid of base.keys()) if (!entries.has(pid)) removed.push(pid);
   return { seq: sentSeq, baseSeq, changed, removed };
