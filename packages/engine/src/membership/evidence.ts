@@ -112,6 +112,21 @@ export type EvidenceRules = { readonly [K in EvidenceKind]: EvidenceRule<K> };
 
 const none: readonly never[] = [];
 
+/**
+ * The evidence `evidenceOf` finds for each anchor, allocating nothing when none matches: what
+ * most processes get, on every scan of the whole table (a flatMap made two arrays per anchor).
+ */
+function fromAnchors<E>(anchors: readonly RunAnchor[], evidenceOf: (anchor: RunAnchor) => E | null): readonly E[] {
+  let found: E[] | null = null;
+  for (const anchor of anchors) {
+    const evidence = evidenceOf(anchor);
+    if (evidence === null) continue;
+    found ??= [];
+    found.push(evidence);
+  }
+  return found ?? none;
+}
+
 export const EVIDENCE_KINDS = {
   root: {
     stage: 'direct',
@@ -163,18 +178,10 @@ export const EVIDENCE_KINDS = {
     admit(entry, scope) {
       const cwd = entry.cwd;
       if (cwd === null) return none;
-      return scope.anchors.flatMap((anchor) =>
+      return fromAnchors(scope.anchors, (anchor) =>
         anchor.runDir && isInsideDir(cwd, anchor.runDir)
-          ? [
-              {
-                kind: 'cwd-in-run-dir',
-                cwd,
-                runDir: anchor.runDir,
-                runId: anchor.runId,
-                leaseId: anchor.leaseId ?? null,
-              },
-            ]
-          : [],
+          ? { kind: 'cwd-in-run-dir', cwd, runDir: anchor.runDir, runId: anchor.runId, leaseId: anchor.leaseId ?? null }
+          : null,
       );
     },
     describe: (evidence) => [`cwd ${evidence.cwd} inside run dir`],
@@ -182,10 +189,10 @@ export const EVIDENCE_KINDS = {
   'recorded-root': {
     stage: 'direct',
     admit: (entry, scope) =>
-      scope.anchors.flatMap((anchor) =>
+      fromAnchors(scope.anchors, (anchor) =>
         anchor.root && anchor.root.pid === entry.pid && anchor.root.startTime === entry.startTime
-          ? [{ kind: 'recorded-root', root: anchor.root, runId: anchor.runId, leaseId: anchor.leaseId ?? null }]
-          : [],
+          ? { kind: 'recorded-root', root: anchor.root, runId: anchor.runId, leaseId: anchor.leaseId ?? null }
+          : null,
       ),
     describe: () => ['recorded identity of the run root'],
   },

@@ -15,6 +15,7 @@ import {
   DIRECT_KINDS,
   describeEvidence,
   type Evidence,
+  type EvidenceKind,
   type RecordedCgroup,
   type RunAnchor,
   THROUGH_MEMBER_KINDS,
@@ -81,10 +82,15 @@ export function queryMembers(table: ProcessTable, query: MembershipQuery): Membe
     drafts.set(pid, draft);
   };
   const scope = queryScope(query, drafts, table, cgroupsByPid(table, query));
-  for (const entry of table.entries.values()) {
-    if (!isCandidate(entry)) continue;
-    for (const kind of DIRECT_KINDS) for (const evidence of admitBy(kind, entry, scope)) note(entry.pid, evidence);
-  }
+  // forEach and indexed loops: a scan of the whole machine runs this for every process, and the
+  // iterators of for-of here were most of what a scan allocated.
+  table.entries.forEach((entry) => {
+    if (!isCandidate(entry)) return;
+    for (let kind = 0; kind < DIRECT_KINDS.length; kind += 1) {
+      const found = admitBy(DIRECT_KINDS[kind] as EvidenceKind, entry, scope);
+      for (let index = 0; index < found.length; index += 1) note(entry.pid, found[index] as Evidence);
+    }
+  });
   // Observed ancestry: every live descendant of a member is a member (it may have cleared its env).
   const queue = [...drafts.keys()];
   for (let index = 0; index < queue.length; index += 1) {

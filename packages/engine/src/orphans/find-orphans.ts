@@ -106,7 +106,17 @@ export function findOrphans(options: FindOrphansOptions): OrphanScan {
 function ownProcesses(table: ProcessTable): ProcessTable {
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (uid === undefined) return table;
-  const entries = new Map([...table.entries].filter(([, entry]) => entry.uid === uid));
+  // forEach: no [pid, entry] pair per process on a scan of the whole machine (every 5 s in serve);
+  // and no copy at all when every process is this user's (root in a container, a CI box).
+  let others = 0;
+  table.entries.forEach((entry) => {
+    if (entry.uid !== uid) others += 1;
+  });
+  if (others === 0) return table;
+  const entries = new Map<number, ProcessEntry>();
+  table.entries.forEach((entry, pid) => {
+    if (entry.uid === uid) entries.set(pid, entry);
+  });
   return { entries, readAtMs: table.readAtMs };
 }
 

@@ -41,13 +41,15 @@ export function diffSystem(
 ): SystemDiff {
   if (previous === null) return { full: true, upserts: [...next.values()], removed: [] };
   const upserts: ProcessNode[] = [];
-  for (const [key, node] of next) {
+  // forEach, not for-of over entries: no [key, node] pair per process every poll.
+  next.forEach((node, key) => {
     const before = previous.get(key);
-    if (before === node) continue;
-    if (before === undefined || !sameNode(before, node)) upserts.push(node);
-  }
+    if (before !== node && (before === undefined || !sameNode(before, node))) upserts.push(node);
+  });
   const removed: string[] = [];
-  for (const key of previous.keys()) if (!next.has(key)) removed.push(key);
+  previous.forEach((_node, key) => {
+    if (!next.has(key)) removed.push(key);
+  });
   return { full: false, upserts, removed };
 }
 

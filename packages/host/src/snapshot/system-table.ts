@@ -20,7 +20,7 @@ export function buildSystemTable(
     }
   }
   const table = new Map<string, ProcessNode>();
-  for (const entry of entries.values()) {
+  entries.forEach((entry) => {
     const key = identityKey(entry);
     const percent = percents.get(key);
     const escaped = escapedKeys.has(key);
@@ -33,12 +33,12 @@ export function buildSystemTable(
       built.listening === listening
     ) {
       table.set(key, built.node);
-      continue;
+      return;
     }
     const node = toProcessNode(entry, percent, escaped, listening === undefined ? undefined : () => listening);
     builtFrom.set(entry, { node, listening });
     table.set(key, node);
-  }
+  });
   return table;
 }
 
