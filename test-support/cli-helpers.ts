@@ -9,6 +9,13 @@ import { fileURLToPath } from 'node:url';
 export const CLI_MAIN = fileURLToPath(new URL('../apps/cli/dist/main.js', import.meta.url));
 /** Bound on one CLI invocation in these tests (node start-up on a loaded 2-core machine included). */
 export const CLI_RUN_TIMEOUT_MS = 25_000;
+/**
+ * A test's own timeout when it runs the CLI `count` times one after another: each run may take up
+ * to CLI_RUN_TIMEOUT_MS (vitest's default 30 s was met by eight runs at ~3.7 s each under CI's load).
+ */
+export function cliRunsTimeoutMs(count: number): number {
+  return count * CLI_RUN_TIMEOUT_MS + 5_000;
+}
 
 /**
  * Fails loudly when the CLI was never built. Staleness is not checked by mtime: an incremental

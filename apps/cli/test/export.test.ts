@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertBuilt, runCli, startCli } from '../../../test-support/cli-helpers.js';
+import { assertBuilt, cliRunsTimeoutMs, runCli, startCli } from '../../../test-support/cli-helpers.js';
 import { makeTempDir, pollUntil, removeTempDir, useProcessTracker } from '../../../test-support/index.js';
 
 const EXPORT_WAIT_MS = 30_000;
@@ -55,21 +55,25 @@ describe('treewarden export', () => {
     return dir;
   }
 
-  it('refuses bad values and a remote address without --allow-remote and a token, exit 2, one line', async () => {
+  const refused = (tokenFile: string) => [
+    ['--listen', 'nowhere'],
+    ['--listen', '127.0.0.1:70000'],
+    ['--listen', '0.0.0.0:9464'],
+    ['--listen', '0.0.0.0:9464', '--allow-remote'],
+    ['--listen', '0.0.0.0:9464', '--token-file', tokenFile],
+    ['--otlp', 'not a url'],
+    ['--otlp', 'ftp://collector:4318'],
+    ['--interval', '0'],
+  ];
+
+  it('refuses bad values and a remote address without --allow-remote and a token, exit 2, one line', {
+    timeout: cliRunsTimeoutMs(refused('').length),
+  }, async () => {
     assertBuilt();
     const env = { TREEWARDEN_HOME: home() };
     const tokenFile = join(env.TREEWARDEN_HOME, 'token');
     writeFileSync(tokenFile, TOKEN);
-    for (const args of [
-      ['--listen', 'nowhere'],
-      ['--listen', '127.0.0.1:70000'],
-      ['--listen', '0.0.0.0:9464'],
-      ['--listen', '0.0.0.0:9464', '--allow-remote'],
-      ['--listen', '0.0.0.0:9464', '--token-file', tokenFile],
-      ['--otlp', 'not a url'],
-      ['--otlp', 'ftp://collector:4318'],
-      ['--interval', '0'],
-    ]) {
+    for (const args of refused(tokenFile)) {
       const result = await runCli(['export', ...args], env);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { portsReportSchema } from '@treewarden/protocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI_MAIN, runCli } from '../../../test-support/cli-helpers.js';
+import { assertBuilt, CLI_MAIN, cliRunsTimeoutMs, runCli } from '../../../test-support/cli-helpers.js';
 import { isRunning, pollUntil, startTimeOf, useProcessTracker } from '../../../test-support/index.js';
 import { removeDirs, startClient, startServerTree } from '../../../test-support/port-helpers.js';
 
@@ -69,7 +69,10 @@ describe.skipIf(process.platform !== 'linux')('treewarden ports and free-port', 
     await pollUntil(() => !isRunning(client.pid), { description: 'client ended by its pid' });
   });
 
-  it('free-port exits 1 on a port nothing listens on, and 2 for a bad port', async () => {
+  // Seven CLI runs one after another, and the server tree's start before them.
+  it('free-port exits 1 on a port nothing listens on, and 2 for a bad port', {
+    timeout: cliRunsTimeoutMs(8),
+  }, async () => {
     const tree = await startServerTree(tracker);
     dirs.push(...tree.dirs);
     process.kill(tree.listenerPid, 'SIGKILL');

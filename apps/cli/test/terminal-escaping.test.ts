@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runCli } from '../../../test-support/cli-helpers.js';
+import { assertBuilt, cliRunsTimeoutMs, runCli } from '../../../test-support/cli-helpers.js';
 import { CLAUDE_REPORTS, CLAUDE_STUB } from '../../../test-support/fake-agents.js';
 import {
   fixturePath,
@@ -82,7 +82,8 @@ async function startEvilListener(): Promise<{ pid: number; port: number }> {
 }
 
 describe('untrusted strings on a terminal', () => {
-  it('ps, ports and free-port print one escaped line per process', async () => {
+  // Five CLI runs one after another, and the listener's start before them.
+  it('ps, ports and free-port print one escaped line per process', { timeout: cliRunsTimeoutMs(6) }, async () => {
     const { pid, port } = await startEvilListener();
     for (const args of [
       ['ps'],
