@@ -10,8 +10,11 @@ export const DEFAULT_POLL_DEADLINE_MS = 10_000;
 export const DEFAULT_POLL_INTERVAL_MS = 25;
 
 export interface PollUntilOptions {
-  /** Named in the timeout error so a failing test says what it was waiting for. */
-  readonly description: string;
+  /**
+   * Named in the timeout error so a failing test says what it was waiting for; a function is asked
+   * only then, so it can add what was seen by that time (a child's output so far).
+   */
+  readonly description: string | (() => string);
   /** Give up this many milliseconds from now (DEFAULT_POLL_DEADLINE_MS). */
   readonly deadlineMs?: number;
   readonly intervalMs?: number;
@@ -35,7 +38,8 @@ export async function pollUntil<T>(probe: () => T | Promise<T>, options: PollUnt
     }
     if (Date.now() >= deadline) {
       const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`pollUntil timed out after ${deadlineMs} ms waiting for ${options.description}${cause}`);
+      const description = typeof options.description === 'function' ? options.description() : options.description;
+      throw new Error(`pollUntil timed out after ${deadlineMs} ms waiting for ${description}${cause}`);
     }
     await delay(intervalMs);
   }

@@ -91,7 +91,8 @@ describe.skipIf(CLI_MISSING !== '')(`treewarden scenario${CLI_MISSING}`, () => {
       });
       await pollUntil(() => /appeared: \d+ .*\(own session/.test(output), {
         deadlineMs: 30_000,
-        description: 'the setsid escape to happen under the lease',
+        // What the CLI had said by then: where it stopped (the lease, the guardian, the scenario).
+        description: () => `the setsid escape to happen under the lease; the CLI said:\n${output}`,
       });
       dir = /\/tmp\/treewarden-scenario-setsid-escape-\w+/.exec(output)?.[0] as string;
       const runId = /TREEWARDEN_RUN_ID=(\S+)/.exec(output)?.[1] as string;
