@@ -122,7 +122,9 @@ async function measure(target) {
   };
   process.on('exit', endCrowd);
   await new Promise((resolve) => setTimeout(resolve, 2000 + sleepers * 2));
-  // IDLE_PROFILE_DIR: serve's threads CPU-profiled; IDLE_HEAP_PROFILE_DIR: their allocations sampled.
+  // IDLE_PROFILE_DIR: serve's threads CPU-profiled; IDLE_HEAP_PROFILE_DIR: their heaps sampled
+  // (node's --heap-prof keeps live objects only: for garbage per poll, sample in-process with
+  // the inspector's includeObjectsCollectedByMinorGC).
   const serveArgs = [
     ...(process.env.IDLE_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.IDLE_PROFILE_DIR}`] : []),
     ...(process.env.IDLE_HEAP_PROFILE_DIR
@@ -142,7 +144,7 @@ async function measure(target) {
         url = match[0];
         resolve();
       }
-      // Kept flowing after the URL: a flag that prints (--trace-gc) must never block serve on a full pipe.
+      // This listener keeps the pipe drained after the URL too; what a flag prints (--trace-gc) is echoed.
       if (process.env.IDLE_NODE_FLAGS) process.stderr.write(chunk);
     });
     serve.once('exit', () => reject(new Error('serve exited')));

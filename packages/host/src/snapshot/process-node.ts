@@ -42,6 +42,11 @@ interface CpuSample {
   seenIn: number;
 }
 
+/**
+ * Remembers each identity's CPU time at the previous read; percent = CPU time used since then
+ * over wall time since then (100 = one full core). First sight of a process has no earlier CPU
+ * time to diff against: it gets no percent at all (unknown), never a made-up 0.
+ */
 export interface CpuTracker {
   /** Percent per identity key for this table (absent: first seen now), and forgets identities that are gone. */
   sample(entries: ReadonlyMap<number, ProcessEntry>, readAtMs: number): Map<string, number>;
