@@ -154,6 +154,40 @@ describe('agent sessions over injected tables', () => {
     expect(alone.leaks.map((leak) => leak.processes.map((p) => p.entry.pid))).toEqual([[400]]);
   });
 
+  it('does not report a marked orphan naming a session no observer knows while an older session of its agent is live', () => {
+    // The live session was seen before its MCP server started; the server's wrapper then died (the
+    // agent closing it on its way out) before any tick saw it as the root's descendant. Its session
+    // id is the live session's own, which recognition could not know: not a leak while that lives.
+    const rootOnly = SESSION.filter((p) => p.pid === 100);
+    const server: FakeProcess = { pid: 103, ppid: 1, pgid: 100, args: ['node', '/cache/@x/server-mcp/index.js'] };
+    const env = { 103: { ...MARKED, CLAUDE_CODE_SESSION_ID: 'sess-new' } };
+    const first = judge(fakeTable(rootOnly), {}, []);
+    expect(first.live).toHaveLength(1);
+    const { leaks } = judge(
+      fakeTable([...rootOnly, { ...server, startedAtMs: MEMBER_START }]),
+      env,
+      first.memory.sessions,
+    );
+    expect(leaks).toEqual([]);
+    // Once the root is gone, it is reported (from markers: no record holds it).
+    const after = judge(fakeTable([{ ...server, startedAtMs: MEMBER_START }]), env, first.memory.sessions);
+    expect(after.leaks.map((leak) => leak.processes.map((p) => p.entry.pid))).toEqual([[103]]);
+    // An orphan naming a session that a record knows keeps that judgement: the live session is not its.
+    const known = judge(fakeTable([...rootOnly, { ...server, startedAtMs: MEMBER_START }]), env, [
+      ...first.memory.sessions,
+      {
+        ...(first.memory.sessions[0] as StoredSession),
+        id: 'ended',
+        root: { pid: 90, startTime: '90', args: CLAUDE },
+        endedAtMs: 4000,
+        sessionKeys: ['claude-code:session:sess-new'],
+      },
+    ]);
+    expect(known.leaks.map((leak) => [leak.sessionId, leak.processes.map((p) => p.entry.pid)])).toEqual([
+      ['ended', [103]],
+    ]);
+  });
+
   it('does not take a recycled pid for a remembered member', () => {
     const first = judge(fakeTable(SESSION), SESSION_ENV, []);
     // Pid 103 now belongs to an unrelated, unmarked process elsewhere in the tree.

@@ -5,12 +5,13 @@
  * the real Kilo 7.7.7 run through its npm launcher: `node …/node_modules/.bin/kilo run "say hello"`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
 import { type AgentEvent, createAgentWatcher } from '../../src/agents/observe/watcher.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
+import { readStatFields } from '../../src/table/linux-stat.js';
 import { makeTempDir, pollUntil, useProcessTracker } from '../helpers/index.js';
 
 const tracker = useProcessTracker();
@@ -69,4 +70,84 @@ describe('a watcher sharing its store with the CLI', () => {
     expect(startedFor(watcher.tick().events, pid)).toEqual([]);
     expect(watcher.liveRoots().map((root) => root.pid)).toContain(pid);
   });
+
+  it('does not call a server orphaned before it saw it under the live root a leak; once the root exits, the session leaked it', async () => {
+    // As the real Claude Code 2.1.328 `-p` run showed under CI's load: the watcher followed the
+    // session before its MCP server started, `treewarden sessions` then stored the server as a
+    // member, and on SIGTERM the agent killed the server's wrapper (which forwards nothing) before
+    // exiting, all between two ticks. The orphan carries the session's id, which the watcher never
+    // learnt: while the root lives that is no leak, and after, the CLI's record makes it the session's.
+    const context = storeContext();
+    const watcher = createAgentWatcher(context);
+    watcher.tick();
+    const claude = startClaudeWithServerOnSignal();
+    await pollUntil(() => startedFor(watcher.tick().events, claude.pid).length === 1, {
+      description: 'the watcher to follow the Claude root before its server starts',
+    });
+    await claude.ready();
+    process.kill(claude.pid, 'SIGUSR2');
+    const { wrapper, server } = await claude.started();
+    await pollUntil(
+      () =>
+        observeAgentsOnce(context).live.some(
+          (session) => session.root.pid === claude.pid && session.members.some((m) => m.entry.pid === server),
+        ),
+      { description: 'the CLI to store the server as a member of the session' },
+    );
+    process.kill(wrapper, 'SIGKILL');
+    await pollUntil(() => readStatFields(server)?.ppid !== wrapper, { description: 'the server to be reparented' });
+    const leaksOf = (events: readonly AgentEvent[]) =>
+      events.flatMap((event) =>
+        event.type === 'leak-found' && event.leak.processes.some((p) => p.entry.pid === server) ? [event.leak] : [],
+      );
+    expect(leaksOf(watcher.tick().events)).toEqual([]);
+    process.kill(claude.pid, 'SIGTERM');
+    const [leak] = await pollUntil(() => leaksOf(watcher.tick().events), {
+      description: 'the watcher to report the server once the root exited',
+    });
+    expect(leak?.root?.pid).toBe(claude.pid);
+  });
 });
+
+/**
+ * A Claude root by argv (npm's install path) that, on SIGUSR2, starts an MCP server behind a
+ * wrapper with the session's markers, as Claude Code passes them, and writes both pids.
+ */
+function startClaudeWithServerOnSignal() {
+  const dir = makeTempDir('tw-claude-');
+  const cli = join(dir, 'node_modules', '@anthropic-ai', 'claude-code', 'cli.js');
+  mkdirSync(join(cli, '..'), { recursive: true });
+  const pids = join(dir, 'pids');
+  writeFileSync(
+    cli,
+    `const { spawn } = require('node:child_process');
+const { writeFileSync } = require('node:fs');
+process.on('SIGUSR2', () => {
+  const wrapper = spawn('/bin/sh', ['-c', '"$0" -e "setInterval(() => {}, 1000)" tw-test-mcp-server & echo $!; wait', process.execPath], {
+    env: { ...process.env, CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'sess-orphaned-early' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  wrapper.stdout.once('data', (line) => writeFileSync(${JSON.stringify(pids)}, wrapper.pid + ' ' + String(line).trim()));
+});
+writeFileSync(${JSON.stringify(pids)}, 'ready');
+setInterval(() => {}, 1000);
+`,
+  );
+  const child = spawn(process.execPath, [cli], { cwd: dir, stdio: 'ignore' });
+  const pid = tracker.trackChild(child);
+  // The signal's handler is in place (before, SIGUSR2 would end the root).
+  const ready = () => pollUntil(() => readFileSync(pids, 'utf8') === 'ready', { description: 'the root to be ready' });
+  const started = async () => {
+    const [wrapper, server] = await pollUntil(
+      () => {
+        const both = readFileSync(pids, 'utf8').split(' ').map(Number);
+        return both.length === 2 && both.every((n) => n > 0) ? (both as [number, number]) : null;
+      },
+      { description: 'the wrapper and server pids' },
+    );
+    tracker.trackPid(wrapper);
+    tracker.trackPid(server);
+    return { wrapper, server };
+  };
+  return { pid, ready, started };
+}

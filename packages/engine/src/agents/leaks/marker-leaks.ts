@@ -58,12 +58,17 @@ export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
 }
 
 /**
- * A marked orphan that names no session, while a session of the same agent that started before it
- * is live, may be that session's own daemon: no evidence says otherwise, so it is not reported.
+ * A marked orphan that names no session any record knows, while a session of the same agent that
+ * started before it is live, may be that session's own: its daemon, or an MCP server whose wrapper
+ * died before any observer saw it under the root (the session id it carries is then the live
+ * session's, which recognition never learnt). No evidence says otherwise, so it is not reported;
+ * once that session is over, it is. An orphan naming a known session is judged by that record.
  */
 function isAmbiguous(judge: Judge, top: ProcessEntry, agent: string): boolean {
-  if (sessionKeysOf(judge.input.markers.get(top.pid) ?? []).length > 0) return false;
+  const keys = sessionKeysOf(judge.input.markers.get(top.pid) ?? []);
   const { live, remembered, table } = judge.input;
+  if (keys.length > 0 && remembered.some((session) => session.sessionKeys.some((key) => keys.includes(key))))
+    return false;
   if (live.some((session) => session.agent === agent && session.root.startedAtMs <= top.startedAtMs)) return true;
   return remembered.some(
     (session) => session.agent === agent && !isRootGone(table, session) && session.startedAtMs <= top.startedAtMs,
