@@ -112,7 +112,17 @@ function startWatcher(env) {
   const said = () =>
     events.map(({ event: e }) => `${e.type} ${e.id ?? e.sessionId}${e.newPids ? ` ${e.newPids}` : ''}`).join(', ') ||
     `nothing (${watcher.exitCode === null ? 'running' : `exited ${watcher.exitCode}`})`;
-  return { events, said, find: (test) => events.find(({ event }) => test(event)) };
+  /** Every event with its time from `zeroMs` and each leaked process's pid<ppid, role and evidence (a failure's record). */
+  const timeline = (zeroMs) =>
+    events
+      .map(({ atMs, event: e }) => {
+        const when = `${atMs - zeroMs >= 0 ? '+' : ''}${atMs - zeroMs} ms`;
+        if (e.type !== 'leak-found') return `${when} ${e.type} ${e.id ?? e.sessionId}`;
+        const processes = e.processes.map((p) => `${p.pid}<${p.ppid} ${p.role} (${p.reasons.join('; ')})`);
+        return `${when} leak-found ${e.sessionId} (${e.root === null ? 'markers only' : `root ${e.root.pid}`}): ${processes.join(', ')}`;
+      })
+      .join(' | ') || said();
+  return { events, said, timeline, find: (test) => events.find(({ event }) => test(event)) };
 }
 
 /** The package installed in the cache (reused), or why it cannot be here. */
@@ -337,6 +347,10 @@ async function runAgent(agent) {
         ? [`leaked as ${leak.sessionId}'s, not the daemon's`]
         : []),
     ];
+    // What the watcher said, timed from the exit, goes with any problem (CI keeps only this line).
+    const heard = `the watcher said (from the agent's exit): ${watcher.timeline(exitAt)}`;
+    if (process.env.TW_AGENTS_TRACE === '1') console.error(`${agent.id}: ${heard}`);
+    if (problems.length > 0) problems.push(heard);
     // Over the target is a measured miss, printed and recorded; it fails the run only with
     // TW_AGENTS_STRICT=1 (CI runs without: one tick late under load is a figure, not a broken agent).
     const missed =
