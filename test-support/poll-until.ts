@@ -22,7 +22,9 @@ export interface PollUntilOptions {
 
 /**
  * Resolves with the first truthy value `probe` returns; rejects once `deadlineMs` has passed.
- * A probe that throws is treated as "not yet" (e.g. a report file that is not written yet).
+ * A probe that throws is treated as "not yet" (e.g. a report file that is not written yet), and
+ * so is an empty array: it is truthy, and a wait for what a tick found returned at once with
+ * nothing found (a test then failed on `undefined` far from the cause).
  */
 export async function pollUntil<T>(probe: () => T | Promise<T>, options: PollUntilOptions): Promise<NonNullable<T>> {
   const deadlineMs = options.deadlineMs ?? DEFAULT_POLL_DEADLINE_MS;
@@ -32,7 +34,7 @@ export async function pollUntil<T>(probe: () => T | Promise<T>, options: PollUnt
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value && !(Array.isArray(value) && value.length === 0)) return value as NonNullable<T>;
     } catch (error) {
       lastError = error;
     }
