@@ -7,7 +7,8 @@
  * too, with the machine's process count and load average. At ~1,000 and ~5,000 processes (sleepers
  * it starts in one process group and ends by that group), or IDLE_PROCESSES alone; IDLE_CLI
  * measures another build's serve (and the renderer it serves) for a before/after; IDLE_PROFILE_DIR,
- * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve. On a 2-core box
+ * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve; IDLE_PAGE_METRICS,
+ * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page. On a 2-core box
  * a 30 s window swings by ±0.6 points with V8's helper threads (compiles, major GCs): compare
  * alternated runs, or IDLE_SECONDS=90.
  * Targets: serve ≤ 2 %, renderer ≤ 2 %.
@@ -192,7 +193,16 @@ async function measure(target) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.start');
     }
+    // IDLE_PAGE_TRACE=FILE: Chromium's timeline trace of the window (what each layout, style and
+    // paint touched); `node tools/page-trace-top.mjs FILE` sums it.
+    const tracing = process.env.IDLE_PAGE_TRACE;
+    if (tracing)
+      await browser.startTracing(page, {
+        path: tracing,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc'],
+      });
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+    if (tracing) await browser.stopTracing();
     if (perf && perfBefore) {
       const after = await metricsOf(perf);
       const keys = [
