@@ -311,7 +311,7 @@ async function runAgent(agent) {
       EXIT_POLL_MS,
     ).catch((error) => {
       throw new Error(
-        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said: ${watcher.said()}`,
+        `${error.message}; leftovers ${leftovers.join(' ')} of ${session.id}; the watcher said (from the agent's exit): ${watcher.timeline(exitAt)}`,
       );
     });
     // Reported before the last agent process was gone counts as at once.
