@@ -186,6 +186,11 @@ describe('agent sessions over injected tables', () => {
     expect(known.leaks.map((leak) => [leak.sessionId, leak.processes.map((p) => p.entry.pid)])).toEqual([
       ['ended', [103]],
     ]);
+    // Beside a live session that knows its own id (sess-a, from its members), an orphan naming an
+    // unknown one is another session's leak (one that crashed before any observer ran).
+    const stranger: FakeProcess = { ...server, pid: 400, pgid: 400, startedAtMs: 2000 };
+    const beside = judge(fakeTable([...SESSION, stranger]), { ...SESSION_ENV, 400: env[103] }, []);
+    expect(beside.leaks.map((leak) => leak.processes.map((p) => p.entry.pid))).toEqual([[400]]);
   });
 
   it('does not take a recycled pid for a remembered member', () => {

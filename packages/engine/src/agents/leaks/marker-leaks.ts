@@ -58,21 +58,36 @@ export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
 }
 
 /**
- * A marked orphan that names no session any record knows, while a session of the same agent that
- * started before it is live, may be that session's own: its daemon, or an MCP server whose wrapper
- * died before any observer saw it under the root (the session id it carries is then the live
- * session's, which recognition never learnt). No evidence says otherwise, so it is not reported;
- * once that session is over, it is. An orphan naming a known session is judged by that record.
+ * A marked orphan that may be a live session's own, with no evidence either way, is not reported
+ * (once that session is over, it is). That is an orphan of an agent with a session of that agent
+ * live that started before it, when the orphan names no session (the live one's daemon, say), or
+ * names one no record knows while the live session has learnt no id of that kind yet: an MCP
+ * server whose wrapper died before any observer saw it under its live agent carries that agent's
+ * own id. An orphan naming a known session is judged by that record, and one naming an unknown id
+ * beside live sessions that each know their own is another session's leak.
  */
 function isAmbiguous(judge: Judge, top: ProcessEntry, agent: string): boolean {
   const keys = sessionKeysOf(judge.input.markers.get(top.pid) ?? []);
   const { live, remembered, table } = judge.input;
-  if (keys.length > 0 && remembered.some((session) => session.sessionKeys.some((key) => keys.includes(key))))
-    return false;
-  if (live.some((session) => session.agent === agent && session.root.startedAtMs <= top.startedAtMs)) return true;
+  if (remembered.some((session) => session.sessionKeys.some((key) => keys.includes(key)))) return false;
+  // A session knowing no key of a kind the orphan carries could be the one it names.
+  const kinds = new Set(keys.map(keyKind));
+  const couldOwn = (sessionKeys: readonly string[]) =>
+    kinds.size === 0 || !sessionKeys.some((key) => kinds.has(keyKind(key)));
+  if (live.some((s) => s.agent === agent && s.root.startedAtMs <= top.startedAtMs && couldOwn(s.sessionKeys)))
+    return true;
   return remembered.some(
-    (session) => session.agent === agent && !isRootGone(table, session) && session.startedAtMs <= top.startedAtMs,
+    (session) =>
+      session.agent === agent &&
+      !isRootGone(table, session) &&
+      session.startedAtMs <= top.startedAtMs &&
+      couldOwn(session.sessionKeys),
   );
+}
+
+/** `claude-code:session:` of `claude-code:session:ID` (match.ts's keys: agent, kind, value). */
+function keyKind(key: string): string {
+  return key.slice(0, key.indexOf(':', key.indexOf(':') + 1) + 1);
 }
 
 function topEvidence(judge: Judge, top: ProcessEntry, agent: string): string[] {
