@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLAUDE_STUB } from '../../../../test-support/fake-agents.js';
 import { markerReaderFor, observeAgentsOnce } from '../../src/agents/observe/observe.js';
 import { type AgentEvent, createAgentWatcher } from '../../src/agents/observe/watcher.js';
 import { loadAgentRules } from '../../src/agents/rules/rules.js';
@@ -116,7 +117,7 @@ describe('a watcher sharing its store with the CLI', () => {
  */
 function startClaudeWithServerOnSignal() {
   const dir = makeTempDir('tw-claude-');
-  const cli = join(dir, 'node_modules', '@anthropic-ai', 'claude-code', 'cli.js');
+  const cli = join(dir, CLAUDE_STUB);
   mkdirSync(join(cli, '..'), { recursive: true });
   const pids = join(dir, 'pids');
   writeFileSync(

@@ -69,7 +69,8 @@ export function markerOnlyLeaks(judge: Judge): AgentLeak[] {
 function isAmbiguous(judge: Judge, top: ProcessEntry, agent: string): boolean {
   const keys = sessionKeysOf(judge.input.markers.get(top.pid) ?? []);
   const { live, remembered, table } = judge.input;
-  if (remembered.some((session) => session.sessionKeys.some((key) => keys.includes(key)))) return false;
+  if (keys.length > 0 && remembered.some((session) => session.sessionKeys.some((key) => keys.includes(key))))
+    return false;
   // A session knowing no key of a kind the orphan carries could be the one it names.
   const kinds = new Set(keys.map(keyKind));
   const couldOwn = (sessionKeys: readonly string[]) =>
