@@ -12,9 +12,11 @@
  * A failed check prints its output at once; every step's status and time is summed up at the end,
  * and the exit status is 1 if any step failed (a failed build stops everything: nothing else can
  * test the code it did not build). A failed step whose output was not streamed has its last lines
- * repeated just above that summary (so are those of a Playwright run with flaky tests): a CI record
- * that keeps only the tail of the log still names the test that failed (the held e2e output is
- * printed long before the unit suite ends).
+ * repeated just above that summary (so are those of a Playwright run with flaky tests), and a
+ * streamed step's lines that name a failed test (vitest's "FAIL file > test" and the error line
+ * under it) are gathered as they pass and repeated there too: a CI record that keeps only the tail
+ * of the log still names every test that failed (the held e2e output is printed long before the
+ * unit suite ends, and a unit failure's own report scrolls past in its own lines).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stripVTControlCharacters } from 'node:util';
+import { failureLineCollector } from './lib/failure-lines.mjs';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const CHECKS = ['typecheck:tests', 'lint', 'check:boundaries', 'test:security'];
@@ -48,12 +51,23 @@ function runScript(script, streamed, { prefix = [], env = {}, held = false } = {
   return new Promise((resolve) => {
     const command = [...prefix, NPM, 'run', '--silent', script];
     const child = spawn(command[0], command.slice(1), {
-      stdio: streamed ? 'inherit' : ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Piped, not inherited (see failureLineCollector): a terminal keeps its colours.
+      env: { ...process.env, ...(streamed && process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}), ...env },
     });
     const output = [];
-    child.stdout?.on('data', (chunk) => output.push(chunk));
-    child.stderr?.on('data', (chunk) => output.push(chunk));
+    const failures = streamed ? failureLineCollector() : null;
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ])
+      from.on('data', (chunk) => {
+        if (failures === null) output.push(chunk);
+        else {
+          to.write(chunk);
+          failures.add(chunk);
+        }
+      });
     const finish = (code, error) => {
       const seconds = (performance.now() - started) / 1000;
       const ok = code === 0;
@@ -67,12 +81,23 @@ function runScript(script, streamed, { prefix = [], env = {}, held = false } = {
       if (error) process.stdout.write(`\n── ${script} could not start: ${error.message}\n`);
       const text = streamed ? '' : Buffer.concat(output).toString('utf8');
       // A Playwright run that passed only on a retry says "N flaky": that is repeated as well.
-      const tail = !streamed && (!ok || FLAKY_LINE.test(text)) ? lastLines(text, FAILED_TAIL_LINES) : '';
+      const tail =
+        failures !== null
+          ? ok
+            ? ''
+            : failureSummary(failures.lines())
+          : !ok || FLAKY_LINE.test(text)
+            ? lastLines(text, FAILED_TAIL_LINES)
+            : '';
       resolve({ script, ok, seconds, tail });
     };
     child.once('error', (error) => finish(null, error));
     child.once('close', (code) => finish(code));
   });
+}
+
+function failureSummary(lines) {
+  return lines.length > 0 ? lines.join('\n') : '(no line named a failed test: see the output above)';
 }
 
 function lastLines(text, count) {

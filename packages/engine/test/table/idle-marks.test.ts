@@ -21,8 +21,6 @@ import { pollUntil, SHELL_LINES_WAIT_MS, startShell, useProcessTracker } from '.
 const NO_REFRESH_POLLS = 2 ** 30;
 /** Reads before the idle check can keep an entry: held stat from the 2nd, schedstat mark from the 3rd. */
 const WARM_READS = 3;
-/** Between two reads of the spinning thread: many clock ticks at any load. */
-const SPIN_GAP_MS = 300;
 
 /** Reads until `pid` is kept by the idle check in two reads running (it sleeps by then). */
 async function untilKept(reader: ReturnType<typeof createLinuxReader>, pid: number) {
@@ -98,9 +96,17 @@ describe('idle check of a polling reader', () => {
     for (let read = 0; read < WARM_READS; read += 1) reader.snapshot();
     let last = reader.snapshot().entries.get(pid)?.cpuTimeMs ?? Number.NaN;
     for (let read = 0; read < 3; read += 1) {
-      await new Promise((resolve) => setTimeout(resolve, SPIN_GAP_MS));
+      // The spinner has run since the last read (a fresh read says so; a busy machine may hold it
+      // off the CPU for a while): the reader's next read shows at least that much CPU.
+      const ran = await pollUntil(
+        () => {
+          const fresh = readProcEntry(pid)?.cpuTimeMs ?? Number.NaN;
+          return fresh > last ? fresh : null;
+        },
+        { deadlineMs: SHELL_LINES_WAIT_MS, description: `the spinner to run past ${last} ms of CPU` },
+      );
       const now = reader.snapshot().entries.get(pid)?.cpuTimeMs ?? Number.NaN;
-      expect(now).toBeGreaterThan(last);
+      expect(now).toBeGreaterThanOrEqual(ran);
       last = now;
     }
     reader.close();
