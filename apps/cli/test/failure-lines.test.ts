@@ -3,9 +3,17 @@
  * (tools/lib/failure-lines.mjs): fed vitest's own failure report in arbitrary chunks, the collector
  * keeps each FAIL line and the error under it, and nothing else.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain ES module of the repo's tools, typed by its JSDoc only.
-import { failureLineCollector } from '../../../tools/lib/failure-lines.mjs';
+
+interface FailureLineCollector {
+  add(chunk: Buffer | string): void;
+  lines(): string[];
+}
+// A plain module of the repo's tools (not a package): loaded by its path.
+const TOOL = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'tools', 'lib', 'failure-lines.mjs')).href;
+const { failureLineCollector } = (await import(TOOL)) as { failureLineCollector: () => FailureLineCollector };
 
 const RED = '\u001b[31m';
 const RESET = '\u001b[39m';
