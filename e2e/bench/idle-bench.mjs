@@ -137,6 +137,10 @@ async function measure(target) {
   const serve = spawn(process.execPath, [...serveArgs, CLI, 'serve', '--no-open', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const endServe = () => {
+    if (serve.exitCode === null) serve.kill('SIGTERM');
+  };
+  process.on('exit', endServe);
   let url = '';
   await new Promise((resolve, reject) => {
     serve.stdout.on('data', (chunk) => {
@@ -252,8 +256,12 @@ async function measure(target) {
     await new Promise((resolve) => (serve.exitCode === null ? serve.once('exit', resolve) : resolve()));
     endCrowd();
     process.off('exit', endCrowd);
+    process.off('exit', endServe);
   }
 }
+
+// A bench stopped by a signal ends its crowd and serve too: 'exit' handlers do not run on a signal.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 // IDLE_PROCESSES=N measures one size; by default ~1,000 and ~5,000 (the two sizes).
 const sizes = process.env.IDLE_PROCESSES ? [Number(process.env.IDLE_PROCESSES)] : [1000, 5000];

@@ -1,11 +1,11 @@
 /**
  * The host's system-view poll, as the app and `serve` run it while a view watches the whole
  * machine: a full read in the poll worker (structured-cloned to the main thread), the children
- * index, the rows (ProcessNode per process, CPU % from the previous read) and the diff against
- * the previous rows. No runs are held, so membership updates are empty.
+ * index, and the rows brought up to it in place (ProcessNode per process, CPU % from the previous
+ * read), which yields the diff. No runs are held, so membership updates are empty.
  */
 import { indexChildren } from '@treewarden/engine';
-import { buildSystemTable, createCpuTracker, createWorkerTableReader, diffSystem } from '@treewarden/host';
+import { createSystemRows, createWorkerTableReader } from '@treewarden/host';
 
 export interface HostPoll {
   /** One poll; resolves with the number of rows, 0 when the worker gave no table (its read bound passed). */
@@ -17,8 +17,7 @@ export interface HostPoll {
 
 export function createHostPoll(): HostPoll {
   const reader = createWorkerTableReader();
-  const cpu = createCpuTracker();
-  let previous: ReturnType<typeof buildSystemTable> | null = null;
+  const rows = createSystemRows();
   let failed = 0;
   return {
     async poll() {
@@ -28,10 +27,8 @@ export function createHostPoll(): HostPoll {
         return 0;
       }
       indexChildren(table.entries);
-      const nodes = buildSystemTable(table.entries, table.readAtMs, cpu, []);
-      diffSystem(previous, nodes);
-      previous = nodes;
-      return nodes.size;
+      rows.update(table.entries, table.readAtMs, []);
+      return table.entries.size;
     },
     failures: () => failed,
     close: () => reader.close(),

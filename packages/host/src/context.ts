@@ -1,11 +1,12 @@
 /** The host's shared state, handed to the command handlers and the poller. */
 import type { ProcessIdentity } from '@treewarden/engine';
-import type { ExportSettings, ExportStatus, HostEvent, OrphanView, ProcessNode } from '@treewarden/protocol';
+import type { ExportSettings, ExportStatus, HostEvent, OrphanView } from '@treewarden/protocol';
 import type { EnginePort, HostLease, HostScenario } from './engine/port.js';
 import type { AgentScan } from './poll/agent-observer.js';
 import type { WorkerTableReader } from './poll/worker-reader.js';
 import type { RunRecord } from './run-record.js';
 import type { AgentViews } from './snapshot/session-views.js';
+import type { SystemRows } from './snapshot/system-rows.js';
 
 /** A lease the host held and released: still shown, with its runs, until the app closes. */
 export interface ReleasedLease {
@@ -47,8 +48,8 @@ export interface HostContext {
   agentScan: AgentScan | null;
   /** Sessions and agent leaks from that tick, as the snapshot shows them. */
   agentViews: AgentViews;
-  /** The last system table sent, by identity key; null → the next diff is full. */
-  systemTable: Map<string, ProcessNode> | null;
+  /** The system table as last sent to the system view's watchers, updated in place each poll. */
+  readonly systemRows: SystemRows;
   pollIntervalMs: number;
   exporter: ExportControl;
   now(): number;

@@ -13,6 +13,7 @@ import { createPoller } from './poll/poller.js';
 import { createWorkerTableReader, type WorkerTableReader } from './poll/worker-reader.js';
 import { createCpuTracker } from './snapshot/process-node.js';
 import { NO_AGENT_VIEWS } from './snapshot/session-views.js';
+import { createSystemRows } from './snapshot/system-rows.js';
 
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** close() waits this long for runs to end and leases to be released before it gives up. */
@@ -67,7 +68,6 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
   const heldById = new Map<string, HostLease>();
   const reader = options.reader ?? createWorkerTableReader();
   const self = readProcEntry(process.pid);
-  const systemCpu = createCpuTracker();
   const sessionCpu = createCpuTracker();
   let closing: Promise<void> | null = null;
 
@@ -86,7 +86,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     orphans: [],
     agentScan: null,
     agentViews: NO_AGENT_VIEWS,
-    systemTable: null,
+    systemRows: createSystemRows(),
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     // Replaced below, once the host it subscribes to exists.
     exporter: NO_EXPORTER,
@@ -123,7 +123,6 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     context,
     heldLeases: () => [...heldById.values()].filter((lease) => !context.released.has(lease.id)),
     ownedCpu: createCpuTracker(),
-    systemCpu,
     sessionCpu,
     ...(options.rootExitEvents === undefined ? {} : { rootExitEvents: options.rootExitEvents }),
   });
@@ -161,7 +160,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
       if (!parsed.ok) return { ok: false, error: parsed.error };
       if (closing !== null) return { ok: false, error: 'the host is closing: the command was not run' };
       try {
-        const result = await dispatchCommand(parsed.value, { context, clientId, systemCpu, sessionCpu });
+        const result = await dispatchCommand(parsed.value, { context, clientId, sessionCpu });
         // The UI validates replies too; a host bug is caught here, with the command named.
         const checked = commandResultSchemas[parsed.value.type].safeParse(result);
         if (!checked.success)
@@ -178,7 +177,7 @@ export function createEngineHost(options: EngineHostOptions): EngineHost {
     dropClient(clientId) {
       context.systemWatchers.delete(clientId);
       context.systemPortWatchers.delete(clientId);
-      if (context.systemWatchers.size === 0) context.systemTable = null;
+      if (context.systemWatchers.size === 0) context.systemRows.resync();
     },
     pollNow: () => poller.tick(),
     reader,

@@ -25,4 +25,4 @@ export { type ServeHandle, type ServeOptions, startServe } from './serve/server.
 export { RENDERER_DIR_ENV, resolveRendererDir } from './serve/static-files.js';
 export { createCpuTracker, MAX_COMMAND_LINE_CHARS, toProcessNode } from './snapshot/process-node.js';
 export { applySystemDiff, diffSystem, nodeKey, type SystemDiff } from './snapshot/system-diff.js';
-export { buildSystemTable } from './snapshot/system-table.js';
+export { createSystemRows, type SystemRows } from './snapshot/system-rows.js';

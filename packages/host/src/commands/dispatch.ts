@@ -25,7 +25,6 @@ import {
 export interface CommandCall {
   readonly context: HostContext;
   readonly clientId: string;
-  readonly systemCpu: CpuTracker;
   /** CPU of agent sessions' members, sampled apart from the runs' and the system view's. */
   readonly sessionCpu: CpuTracker;
 }
@@ -51,7 +50,7 @@ export const COMMAND_HANDLERS: CommandHandlers = {
   listScenarios: async (_command, { context }) => handleListScenarios(context),
   runScenario: (command, { context }) => handleRunScenario(context, command),
   setPollInterval: async (command, { context }) => handleSetPollInterval(context, command),
-  watchSystem: (command, { context, clientId, systemCpu }) => handleWatchSystem(context, command, clientId, systemCpu),
+  watchSystem: (command, { context, clientId }) => handleWatchSystem(context, command, clientId),
   getHistory: async (command, { context }) => handleGetHistory(context, command),
   getActivity: async (command, { context }) => handleGetActivity(context, command),
   getExportSettings: async (_command, { context }) => handleGetExportSettings(context),

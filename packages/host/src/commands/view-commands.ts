@@ -1,8 +1,6 @@
 /** listScenarios, setPollInterval, watchSystem and getHistory: what the views ask for. */
 import type { CommandOf, CommandResult } from '@treewarden/protocol';
 import type { HostContext } from '../context.js';
-import type { CpuTracker } from '../snapshot/process-node.js';
-import { buildSystemTable } from '../snapshot/system-table.js';
 import { CommandRefusedError } from './run-commands.js';
 
 export const DEFAULT_HISTORY_LIMIT = 200;
@@ -30,22 +28,22 @@ export async function handleWatchSystem(
   context: HostContext,
   command: CommandOf<'watchSystem'>,
   clientId: string,
-  systemCpu: CpuTracker,
 ): Promise<CommandResult<'watchSystem'>> {
   if (command.ports === true && command.enabled) context.systemPortWatchers.add(clientId);
   else context.systemPortWatchers.delete(clientId);
   if (!command.enabled) {
     context.systemWatchers.delete(clientId);
-    if (context.systemWatchers.size === 0) context.systemTable = null;
+    if (context.systemWatchers.size === 0) context.systemRows.resync();
     return { enabled: false, processes: [] };
   }
   context.systemWatchers.add(clientId);
   const table = await context.reader.readAll();
   if (table === null) throw new CommandRefusedError('the process table could not be read; try again');
-  const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values());
-  context.systemTable = null;
+  // This update's diff goes to nobody: the next poll's is full, for every watcher.
+  context.systemRows.update(table.entries, table.readAtMs, context.runs.values());
+  context.systemRows.resync();
   context.requestPoll();
-  return { enabled: true, processes: [...nodes.values()] };
+  return { enabled: true, processes: context.systemRows.nodes() };
 }
 
 export function handleGetHistory(context: HostContext, command: CommandOf<'getHistory'>): CommandResult<'getHistory'> {

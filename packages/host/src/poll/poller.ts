@@ -24,8 +24,7 @@ import { buildSnapshot } from '../snapshot/build-snapshot.js';
 import { collectLeases } from '../snapshot/lease-entries.js';
 import { type CpuTracker, toProcessNode } from '../snapshot/process-node.js';
 import { buildAgentViews } from '../snapshot/session-views.js';
-import { diffSystem } from '../snapshot/system-diff.js';
-import { buildSystemTable } from '../snapshot/system-table.js';
+import type { SystemDiff } from '../snapshot/system-diff.js';
 import { createLeakWatch, liveMembers } from './leak-watch.js';
 import { createPortWatch, type PortScope } from './port-watch.js';
 
@@ -57,7 +56,6 @@ export interface PollerDeps {
   readonly context: HostContext;
   readonly heldLeases: () => readonly HostLease[];
   readonly ownedCpu: CpuTracker;
-  readonly systemCpu: CpuTracker;
   /** CPU of agent sessions' processes (their reads come from the agent observer, not the table). */
   readonly sessionCpu: CpuTracker;
   /**
@@ -145,14 +143,7 @@ function liveSessionRoots(context: HostContext): ProcessIdentity[] {
     ]);
 }
 
-export function createPoller({
-  context,
-  heldLeases,
-  ownedCpu,
-  systemCpu,
-  sessionCpu,
-  rootExitEvents = true,
-}: PollerDeps): Poller {
+export function createPoller({ context, heldLeases, ownedCpu, sessionCpu, rootExitEvents = true }: PollerDeps): Poller {
   let timer: NodeJS.Timeout | null = null;
   let rootCheck: NodeJS.Timeout | null = null;
   const rootWatch = createRootWatch();
@@ -214,12 +205,10 @@ export function createPoller({
     });
     // The system diff is made before either is sent, so the two go out back to back: a UI applies
     // what arrives together in one render (the renderer's event batch), not two renders per poll.
-    let diff: ReturnType<typeof diffSystem> | null = null;
+    let diff: SystemDiff | null = null;
     if (watching && context.systemWatchers.size > 0) {
       const listeningOf = portScope === 'all' ? portWatch.listeningOf : undefined;
-      const nodes = buildSystemTable(table.entries, table.readAtMs, systemCpu, context.runs.values(), listeningOf);
-      diff = diffSystem(context.systemTable, nodes);
-      context.systemTable = nodes;
+      diff = context.systemRows.update(table.entries, table.readAtMs, context.runs.values(), listeningOf);
     }
     context.emit({ type: 'snapshot', snapshot });
     if (diff !== null) context.emit({ type: 'systemDiff', ...diff });

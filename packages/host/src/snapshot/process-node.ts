@@ -35,6 +35,13 @@ export function toProcessNode(
   };
 }
 
+/** CPU time used between two reads over the wall time between them, to 0.1 (100 = one full core). */
+export function cpuPercentBetween(cpuBeforeMs: number, atBeforeMs: number, cpuNowMs: number, atNowMs: number): number {
+  const elapsed = atNowMs - atBeforeMs;
+  const used = cpuNowMs - cpuBeforeMs;
+  return elapsed > 0 && used > 0 ? Math.round((used / elapsed) * 1000) / 10 : 0;
+}
+
 interface CpuSample {
   cpuTimeMs: number;
   atMs: number;
@@ -68,9 +75,7 @@ export function createCpuTracker(): CpuTracker {
           previous.set(key, { cpuTimeMs: entry.cpuTimeMs, atMs: readAtMs, seenIn: call });
           return;
         }
-        const elapsed = readAtMs - before.atMs;
-        const used = entry.cpuTimeMs - before.cpuTimeMs;
-        percents.set(key, elapsed > 0 && used > 0 ? Math.round((used / elapsed) * 1000) / 10 : 0);
+        percents.set(key, cpuPercentBetween(before.cpuTimeMs, before.atMs, entry.cpuTimeMs, readAtMs));
         before.cpuTimeMs = entry.cpuTimeMs;
         before.atMs = readAtMs;
         before.seenIn = call;

@@ -19,7 +19,8 @@ function listeningText(node: ProcessNode): string {
   return node.listening?.map((socket) => `${socket.proto} ${socket.address}:${socket.port}`).join(',') ?? '';
 }
 
-function sameNode(a: ProcessNode, b: ProcessNode): boolean {
+/** What a view shows of the process reads the same in both (identity aside). */
+export function sameNode(a: ProcessNode, b: ProcessNode): boolean {
   return (
     a.state === b.state &&
     a.cpuPercent === b.cpuPercent &&

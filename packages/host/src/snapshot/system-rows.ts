@@ -1,0 +1,143 @@
+/**
+ * The whole-system table the system view is sent, kept between polls and updated in place, its
+ * diff gathered while updating. Rebuilt each poll (a Map of rows, a Map of CPU percents and two
+ * identity-key strings per process, then a diff of two Maps), it was the serve main thread's
+ * largest idle cost at ~1,000 processes, most of it young garbage. Here a row lives as long as its
+ * process: its key is made once, its CPU sample sits on it, and a process whose entry object the
+ * poll worker kept (it did not run, see the reader's keepIdle) costs a lookup and four comparisons.
+ */
+import { identityKey, type ProcessEntry } from '@treewarden/engine';
+import type { ListeningSocket, ProcessNode } from '@treewarden/protocol';
+import type { RunRecord } from '../run-record.js';
+import { cpuPercentBetween, type ListeningLookup, toProcessNode } from './process-node.js';
+import { type SystemDiff, sameNode } from './system-diff.js';
+
+interface Row {
+  readonly key: string;
+  readonly startTime: string;
+  entry: ProcessEntry;
+  /** What watchers were sent for this process (or would be, on a full diff). */
+  node: ProcessNode;
+  /** CPU and wall time at the last read: the next percent's base. */
+  cpuTimeMs: number;
+  atMs: number;
+  listening: readonly ListeningSocket[] | undefined;
+  /** The update that last saw this process: rows older than the current one are gone. */
+  seenIn: number;
+}
+
+export interface SystemRows {
+  /**
+   * Brings every row up to this table and returns what changed since the last update: processes
+   * that appeared or changed, and the keys of those gone (full, with every row, after `resync`).
+   * A process seen for the first time has no CPU % yet (unknown, never a made-up 0).
+   */
+  update(
+    entries: ReadonlyMap<number, ProcessEntry>,
+    readAtMs: number,
+    runs: Iterable<RunRecord>,
+    listeningOf?: ListeningLookup,
+  ): SystemDiff;
+  /** Every row as last updated (a view that starts watching is answered with them). */
+  nodes(): ProcessNode[];
+  /** The next update's diff is full, so every watcher starts again from the same base. */
+  resync(): void;
+}
+
+/** Members of runs that left their group or session, pid → start time (a recycled pid is not one). */
+function escapedMembers(runs: Iterable<RunRecord>): Map<number, string> {
+  const escaped = new Map<number, string>();
+  for (const record of runs) {
+    for (const member of record.membership.entries()) {
+      if (record.membership.isEscaped(member)) escaped.set(member.pid, member.startTime);
+    }
+  }
+  return escaped;
+}
+
+export function createSystemRows(): SystemRows {
+  const rows = new Map<number, Row>();
+  let update = 0;
+  let fullNext = true;
+
+  return {
+    update(entries, readAtMs, runs, listeningOf) {
+      update += 1;
+      const escaped = escapedMembers(runs);
+      const upserts: ProcessNode[] = [];
+      const removed: string[] = [];
+      // forEach, not for-of over entries: no [pid, entry] pair per process every poll.
+      entries.forEach((entry, pid) => {
+        let row = rows.get(pid);
+        if (row !== undefined && row.startTime !== entry.startTime) {
+          // The pid was handed to another process: the old identity is gone, this one is new.
+          removed.push(row.key);
+          row = undefined;
+        }
+        const isEscaped = escaped.get(pid) === entry.startTime;
+        if (row === undefined) {
+          const key = identityKey(entry);
+          const listening = listeningOf?.(key);
+          const node = toProcessNode(
+            entry,
+            undefined,
+            isEscaped,
+            listening === undefined ? undefined : () => listening,
+          );
+          rows.set(pid, {
+            key,
+            startTime: entry.startTime,
+            entry,
+            node,
+            cpuTimeMs: entry.cpuTimeMs,
+            atMs: readAtMs,
+            listening,
+            seenIn: update,
+          });
+          upserts.push(node);
+          return;
+        }
+        row.seenIn = update;
+        const percent = cpuPercentBetween(row.cpuTimeMs, row.atMs, entry.cpuTimeMs, readAtMs);
+        row.cpuTimeMs = entry.cpuTimeMs;
+        row.atMs = readAtMs;
+        const listening = listeningOf?.(row.key);
+        // The poll worker keeps the entry object of a process that did not run: same entry, same
+        // percent, escape and sockets is the same row, and nothing to send.
+        if (
+          row.entry === entry &&
+          row.node.cpuPercent === percent &&
+          row.node.escaped === isEscaped &&
+          row.listening === listening
+        ) {
+          return;
+        }
+        const node = toProcessNode(entry, percent, isEscaped, listening === undefined ? undefined : () => listening);
+        const changed = !sameNode(row.node, node);
+        row.entry = entry;
+        row.listening = listening;
+        row.node = node;
+        if (changed) upserts.push(node);
+      });
+      rows.forEach((row, pid) => {
+        // Deleting during forEach is defined: a deleted key is not visited again.
+        if (row.seenIn === update) return;
+        removed.push(row.key);
+        rows.delete(pid);
+      });
+      if (!fullNext) return { full: false, upserts, removed };
+      fullNext = false;
+      return { full: true, upserts: this.nodes(), removed: [] };
+    },
+    nodes() {
+      const all: ProcessNode[] = [];
+      rows.forEach((row) => {
+        all.push(row.node);
+      });
+      return all;
+    },
+    resync() {
+      fullNext = true;
+    },
+  };
+}
