@@ -30,9 +30,10 @@ export const MAX_CACHED_IDENTITIES = 65_536;
 const MAX_ANCESTRY_DEPTH = 64;
 
 /**
- * Every process's stat and cwd are read at least once in this many full snapshots, however idle
- * it looks, and /proc is listed: what the idle checks cannot see shows within this many polls
- * (8 s at the host's 1 s poll). A process that ran is read every poll. Between, a
+ * Every process's cwd is read again once in this many full snapshots. In a display's reader
+ * (keepIdle; its own count, KEPT_REFRESH_POLLS) every process's stat too, however idle it looks,
+ * and /proc is listed: what the idle checks cannot see shows within that many polls. A process
+ * that ran is read every poll. Between, a
  * single-threaded process that did not run (its `schedstat` unchanged: run time in ns, wait time
  * and the count of times it was put on a CPU) keeps its last entry whole, stat unread: its state,
  * CPU, comm, session, uid and cwd change only by running (an exit, a stop or a kill's death run
@@ -48,6 +49,14 @@ const MAX_ANCESTRY_DEPTH = 64;
  * A multiple of 2, so that the uid rotation's slot (UID_REFRESH_POLLS) falls in this one's.
  */
 export const CWD_REFRESH_POLLS = 8;
+/**
+ * The same rotation in a display's reader (keepIdle), where it is most of what an idle poll
+ * reads: at ~1,000 processes and 8 polls, 125 stat reads, cwd readlinks and their entries a
+ * second, ~40 % of the poll worker's table time (tools/worker-cost.mjs). What only the rotation
+ * shows is cosmetic (above), so a display sees it within 32 polls; equal to UID_REFRESH_POLLS,
+ * so a re-read idle process has its uid and argv re-read in the same slot.
+ */
+export const KEPT_REFRESH_POLLS = 32;
 /**
  * Every process's uid and argv are re-read once per this many snapshots even when it did not run
  * (see buildEntry): a thirty-second of the table per poll (~31 stat(2) calls and cmdline reads a
@@ -150,7 +159,7 @@ const pidfdHandles: PidfdHandles = {
 export interface LinuxReaderOptions {
   /** false: entries carry no cwd (one readlink per process saved); for owners, which never use it. */
   readonly cwd?: boolean;
-  /** CWD_REFRESH_POLLS unless given; 1 re-reads every cwd on every snapshot. */
+  /** CWD_REFRESH_POLLS (KEPT_REFRESH_POLLS with keepIdle) unless given; 1 re-reads every cwd on every snapshot. */
   readonly cwdRefreshPolls?: number;
   /**
    * true: each walk also pins a pidfd to every process it holds (`pinnedPidfds`), for a tree
@@ -173,8 +182,9 @@ export function createLinuxReader(options: LinuxReaderOptions = {}): LinuxReader
   // The last full snapshot's entries: an unchanged process keeps its entry object (see buildEntry).
   let lastEntries: ReadonlyMap<number, ProcessEntry> = new Map();
   const withCwd = options.cwd !== false;
-  const refreshEvery = Math.max(1, Math.floor(options.cwdRefreshPolls ?? CWD_REFRESH_POLLS));
   const keepIdle = options.keepIdle === true;
+  const defaultRefresh = keepIdle ? KEPT_REFRESH_POLLS : CWD_REFRESH_POLLS;
+  const refreshEvery = Math.max(1, Math.floor(options.cwdRefreshPolls ?? defaultRefresh));
   let snapshots = 0;
   const held = createHeldStats();
   // A kill reads the same members within milliseconds (before its freeze, after it, while they
