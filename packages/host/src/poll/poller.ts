@@ -30,6 +30,8 @@ import { createPortWatch, type PortScope } from './port-watch.js';
 
 /** Sent with every snapshot so the UI can show paths in the host's sentences from `~`. */
 const HOME_DIR = homedir();
+/** The children index of a tick without runs: nobody reads it. */
+const NO_CHILDREN: ReadonlyMap<number, readonly number[]> = new Map();
 
 /** After a start or kill the next poll comes this soon, so the UI sees the change at once. */
 export const REQUESTED_POLL_DELAY_MS = 50;
@@ -174,7 +176,9 @@ export function createPoller({ context, heldLeases, ownedCpu, sessionCpu, rootEx
     const table = await readTable(context, watching);
     if (table === null) return; // No table this time: keep the last snapshot rather than show a partial one.
     const owned = new Map<number, ProcessEntry>();
-    const children = indexChildren(table.entries); // once per tick, not once per run
+    // Once per tick, not once per run; and not at all without runs (a ~1,000-entry index a
+    // second, for nothing, while only the system view polls).
+    const children = context.runs.size > 0 ? indexChildren(table.entries) : NO_CHILDREN;
     for (const record of context.runs.values()) {
       record.membership.update(table.entries, children);
       for (const entry of record.membership.entries()) owned.set(entry.pid, entry);
