@@ -5,6 +5,7 @@
  * the whole port map every 2 s, agents every second, orphans every 5 s), for SECONDS (default 30).
  * Prints each kind's wall time in the worker per second and the worker thread's CPU % (its
  * utime+stime), so a change to one kind is weighed without the page and serve's main thread.
+ * KINDS=all,agents (a comma list) drives only those kinds.
  * Usage: node tools/worker-cost.mjs [seconds] [stateDir]
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -27,7 +28,9 @@ function threadTicks() {
 }
 
 const spent = { all: 0, ports: 0, agents: 0, orphans: 0 };
+const kinds = new Set((process.env.KINDS ?? Object.keys(spent).join(',')).split(','));
 async function timed(kind, read) {
+  if (!kinds.has(kind)) return;
   await read();
   spent[kind] += reader.lastRead()?.durationMs ?? 0;
 }
