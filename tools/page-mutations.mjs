@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/support/chromium.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@treewarden/e2e/support/chromium.mjs';
 
 const view = process.argv[2] ?? 'All processes';
 const seconds = Number(process.argv[3] ?? 10);
