@@ -2,11 +2,12 @@
  * Builds a ProcessEntry from /proc, reading the parts that seldom change for an identity (argv,
  * uid) once per identity (the first snapshot pays one extra stat(2) and one cmdline read each),
  * then again only on the caller's slow rotation (a setuid() or an argv rewritten in place).
- * The cache key is (pid, startTime, comm, startcode): exec keeps pid and start time but replaces
- * comm and maps a new program text, so an exec'd process is re-read, a same-named binary too
- * (where the kernel shows startcode: this user's processes, or any as root). One that rewrites its
- * own argv (setproctitle: Chromium's zygote children, postgres and nginx workers) keeps all four:
- * the rotation is what shows its new argv.
+ * The cache key is (pid, startTime, comm, startcode, arg_start): exec keeps pid and start time but
+ * replaces comm, maps a new program text and builds a new stack, so an exec'd process is re-read, a
+ * same-named binary too (where the kernel shows startcode and arg_start: this user's processes, or
+ * any as root), and a non-PIE one exec'ing itself (Node, Python: text at a fixed address, but the
+ * stack's place is random). One that rewrites its own argv (setproctitle: Chromium's zygote
+ * children, postgres and nginx workers) keeps all five: the rotation is what shows its new argv.
  */
 import { readlinkSync, statSync } from 'node:fs';
 import { release } from 'node:os';
@@ -22,6 +23,8 @@ export interface CachedIdentity {
   readonly comm: string;
   /** startcode when first seen: a new program text means an exec, whatever comm says. */
   readonly codeStart: number;
+  /** arg_start when first seen: a new stack means an exec where startcode stays (a non-PIE binary). */
+  readonly argStart: number;
   readonly uid: number;
   readonly args: readonly string[];
   /**
@@ -111,6 +114,7 @@ function fixedPart(stat: StatFields, uid: number, args: readonly string[]): Omit
     startTicks: stat.startTicks,
     comm: stat.command,
     codeStart: stat.codeStart,
+    argStart: stat.argStart,
     uid,
     args,
     cwdReadable: true,
@@ -191,7 +195,8 @@ export function buildEntry(
     !identity.settled ||
     identity.startTicks !== stat.startTicks ||
     identity.comm !== stat.command ||
-    identity.codeStart !== stat.codeStart
+    identity.codeStart !== stat.codeStart ||
+    identity.argStart !== stat.argStart
   ) {
     const fresh = describeIdentity(pid, stat);
     if (fresh === null) return null;

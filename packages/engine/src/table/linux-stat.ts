@@ -33,6 +33,14 @@ export interface StatFields {
    * 0 where the kernel hides it (another user's process, a kernel thread).
    */
   readonly codeStart: number;
+  /**
+   * Field 48, arg_start: where argv lies in the process's memory. An exec builds a new stack at a
+   * random address (ASLR), so it moves even where startcode cannot: a non-PIE binary (Node's and
+   * Python's builds here) exec'ing itself maps its text at the same fixed address, and a child
+   * read between fork and exec (its parent's argv) looked unchanged after it. 0 where hidden or
+   * missing (another user's process, a kernel thread, a kernel before 3.5).
+   */
+  readonly argStart: number;
 }
 
 const OPEN_PAREN = 0x28;
@@ -40,8 +48,10 @@ const CLOSE_PAREN = 0x29;
 const SPACE = 0x20;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
-/** The last stat field read: startcode (26). */
+/** The stat fields a line must have: up to startcode (26). */
 const LAST_FIELD = 26;
+/** The last field read where the kernel shows it: arg_start (48). */
+const ARG_START_FIELD = 48;
 
 /**
  * Parses the bytes of `/proc/PID/stat` in place: no decoded copy of the line and no array of 50
@@ -58,7 +68,7 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
   let startTicks = '0';
   let field = 3;
   let at = close + 2;
-  while (field <= LAST_FIELD && at < length) {
+  while (field <= ARG_START_FIELD && at < length) {
     let end = at;
     while (end < length && bytes[end] !== SPACE) end += 1;
     if (field === 3) state = end === at + 1 ? stateLetter(bytes[at] ?? 0) : bytes.toString('latin1', at, end);
@@ -82,11 +92,13 @@ export function parseStatBytes(bytes: Buffer, length: number = bytes.length): St
     startTicks,
     rssPages: numbers[24] as number,
     codeStart: numbers[26] as number,
+    // Counted, not looked up: a shorter line leaves the last line's value in the shared array.
+    argStart: field > ARG_START_FIELD ? (numbers[ARG_START_FIELD] as number) : 0,
   };
 }
 
 /** The fields of the line being parsed; every one up to LAST_FIELD is written before it is read. */
-const statNumbers = new Float64Array(LAST_FIELD + 1);
+const statNumbers = new Float64Array(ARG_START_FIELD + 1);
 /** One-letter states as interned strings: no string made per process for the commonest field. */
 const STATE_LETTERS = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
 

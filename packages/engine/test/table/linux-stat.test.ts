@@ -21,6 +21,7 @@ function splitParse(text: string) {
     startTicks: rest[19],
     rssPages: Number(rest[21]),
     codeStart: Number(rest[23]),
+    argStart: rest.length > 45 ? Number(rest[45]) : 0,
   };
 }
 
@@ -49,6 +50,13 @@ describe('/proc/PID/stat parsing', () => {
     expect(stat).toMatchObject({ command: 'a) b (c)', state: 'S', ppid: 1, pgid: 77, sid: 77 });
     expect(stat).toMatchObject({ flags: 4194560, cpuTicks: 10, childCpuTicks: 24, numThreads: 1 });
     expect(stat).toMatchObject({ startTicks: '4242', rssPages: 812 });
+  });
+
+  it("reads arg_start where the line has it, and 0 where it ends before (never the last line's)", () => {
+    const own = readFileSync('/proc/self/stat', 'utf8');
+    expect(parseProcStat(own)?.argStart).toBeGreaterThan(0);
+    // TAIL stops at field 41: the shared field array still holds the line above's arg_start.
+    expect(parseProcStat(`77 (a) S 1 77 77 ${TAIL}\n`)?.argStart).toBe(0);
   });
 
   it('reads negative fields and parses in place within the given length', () => {
