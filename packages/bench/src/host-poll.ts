@@ -1,10 +1,9 @@
 /**
  * The host's system-view poll, as the app and `serve` run it while a view watches the whole
- * machine: a full read in the poll worker (structured-cloned to the main thread), the children
- * index, and the rows brought up to it in place (ProcessNode per process, CPU % from the previous
- * read), which yields the diff. No runs are held, so membership updates are empty.
+ * machine: a full read in the poll worker (structured-cloned to the main thread) and the rows
+ * brought up to it in place (ProcessNode per process, CPU % from the previous read), which yields
+ * the diff. No runs are held, so the host builds no children index and updates no membership.
  */
-import { indexChildren } from '@treewarden/engine';
 import { createSystemRows, createWorkerTableReader } from '@treewarden/host';
 
 export interface HostPoll {
@@ -26,7 +25,6 @@ export function createHostPoll(): HostPoll {
         failed += 1;
         return 0;
       }
-      indexChildren(table.entries);
       rows.update(table.entries, table.readAtMs, []);
       return table.entries.size;
     },

@@ -60,6 +60,14 @@ export function createSystemRows(): SystemRows {
   let update = 0;
   let fullNext = true;
 
+  function nodes(): ProcessNode[] {
+    const all: ProcessNode[] = [];
+    rows.forEach((row) => {
+      all.push(row.node);
+    });
+    return all;
+  }
+
   return {
     update(entries, readAtMs, runs, listeningOf) {
       update += 1;
@@ -127,15 +135,9 @@ export function createSystemRows(): SystemRows {
       });
       if (!fullNext) return { full: false, upserts, removed };
       fullNext = false;
-      return { full: true, upserts: this.nodes(), removed: [] };
+      return { full: true, upserts: nodes(), removed: [] };
     },
-    nodes() {
-      const all: ProcessNode[] = [];
-      rows.forEach((row) => {
-        all.push(row.node);
-      });
-      return all;
-    },
+    nodes,
     resync() {
       fullNext = true;
     },
