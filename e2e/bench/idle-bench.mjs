@@ -8,7 +8,8 @@
  * it starts in one process group and ends by that group), or IDLE_PROCESSES alone; IDLE_CLI
  * measures another build's serve (and the renderer it serves) for a before/after; IDLE_PROFILE_DIR,
  * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve; IDLE_PAGE_METRICS,
- * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page. On a 2-core box
+ * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, IDLE_SCREENSHOT
+ * shows it as measured. On a 2-core box
  * a 30 s window swings by ±0.6 points with V8's helper threads (compiles, major GCs): compare
  * alternated runs, or IDLE_SECONDS=90.
  * Targets: serve ≤ 2 %, renderer ≤ 2 %.
@@ -227,6 +228,8 @@ async function measure(target) {
       writeFileSync(process.env.IDLE_PAGE_PROFILE, JSON.stringify(profile));
     }
     const seconds = (Date.now() - started) / 1000;
+    // IDLE_SCREENSHOT=FILE: the view as it stood at the window's end (what the figures are of).
+    if (process.env.IDLE_SCREENSHOT) await page.screenshot({ path: process.env.IDLE_SCREENSHOT });
     const pct = (ticks) => ((ticks / TICKS / seconds) * 100).toFixed(2);
     const processes = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
     console.log(

@@ -138,7 +138,9 @@ export async function clippedHeaders(page: Page): Promise<Problem[]> {
       const scroller = cell.closest('section.run, .system-view, .details');
       const outer = scroller?.getBoundingClientRect();
       const outside = outer !== undefined && box.right > outer.right + 0.5;
-      if (cell.scrollWidth > cell.clientWidth + 1 || outside)
+      // A number cell's text sits in its own clipping box (.cell-value): that box is what overflows.
+      const text = cell.querySelector<HTMLElement>('.cell-value') ?? cell;
+      if (text.scrollWidth > text.clientWidth + 1 || outside)
         problems.push({ what: 'column cell clipped', detail: cell.textContent ?? '' });
     }
     return problems;
@@ -158,15 +160,18 @@ export async function ageCellsTooNarrow(page: Page, scope: string): Promise<Prob
       const problems: Array<{ what: string; detail: string }> = [];
       const cell = document.querySelector<HTMLElement>(`${scope} .prow:not(.prow-header) .col-age`);
       if (!cell || cell.getBoundingClientRect().width === 0) return [{ what: 'no Age cell shown', detail: scope }];
-      const saved = cell.textContent;
-      cell.textContent = longest;
-      const needed = cell.scrollWidth;
-      const clipped = needed > cell.clientWidth + 1;
-      cell.textContent = saved;
+      // The text's own box (.cell-value) is probed, never the cell: replacing the cell's content
+      // would leave React updating a detached node.
+      const text = cell.querySelector<HTMLElement>('.cell-value') ?? cell;
+      const saved = text.textContent;
+      text.textContent = longest;
+      const needed = text.scrollWidth;
+      const clipped = needed > text.clientWidth + 1;
+      text.textContent = saved;
       if (clipped)
         problems.push({
           what: 'Age cell too narrow',
-          detail: `${longest} needs ${needed}px, has ${cell.clientWidth}px`,
+          detail: `${longest} needs ${needed}px, has ${text.clientWidth}px`,
         });
       return problems;
     },

@@ -132,7 +132,11 @@ export function ageText(node: Pick<ProcessNode, 'startedAtMs'>, nowMs: number): 
  */
 function AgeCell({ startedAtMs }: { startedAtMs: number }) {
   const text = useSyncExternalStore(subscribeClock, () => ageText({ startedAtMs }, clockNow()));
-  return <div className="cell num col-age">{text}</div>;
+  return (
+    <div className="cell num col-age">
+      <span className="cell-value">{text}</span>
+    </div>
+  );
 }
 
 function ProcessRowView(props: ProcessRowProps) {
@@ -206,9 +210,13 @@ function ProcessRowView(props: ProcessRowProps) {
         <StateBadge state={node.state} />
       </div>
       <div className="cell num col-cpu">
-        {zombie ? '–' : node.cpuPercent === undefined ? '—' : formatPercent(node.cpuPercent)}
+        <span className="cell-value">
+          {zombie ? '–' : node.cpuPercent === undefined ? '—' : formatPercent(node.cpuPercent)}
+        </span>
       </div>
-      <div className="cell num col-mem">{zombie ? '–' : formatBytes(node.rssBytes)}</div>
+      <div className="cell num col-mem">
+        <span className="cell-value">{zombie ? '–' : formatBytes(node.rssBytes)}</span>
+      </div>
       <AgeCell startedAtMs={node.startedAtMs} />
       {props.showPorts ? <PortsCell node={node} /> : null}
       <div className="cell cell-actions">
