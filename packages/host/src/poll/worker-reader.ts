@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
 import type { PollKind, WorkerReadStats, WorkerTableReader } from '../engine/reads.js';
@@ -30,7 +31,20 @@ function defaultWorkerUrl(): URL {
   return new URL('../../dist/poll/poll-worker.js', import.meta.url);
 }
 
+/**
+ * V8's memory reducer off for the isolates made from here on (V8's flags are the process's; an
+ * isolate reads this one when its heap is set up, so the worker below goes without). The worker
+ * lives as long as its host, allocates a steady ~1 MB a second and keeps a ~17 MB heap; the
+ * reducer answered each full GC with two or three more to hand memory back that the next
+ * seconds took again: the idle bench's V8 helper threads 0.53 → 0.21–0.27 % of a core at ~1,000
+ * processes (packages/bench/RESULTS.md). Full GCs still run when the heap's limit asks.
+ */
+function withoutMemoryReducer(): void {
+  setFlagsFromString('--no-memory-reducer');
+}
+
 export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): WorkerTableReader {
+  withoutMemoryReducer();
   const worker = new Worker(workerUrl);
   // The worker must never keep the process alive on its own (the host's timers decide that).
   worker.unref();
