@@ -8,10 +8,9 @@
  * it starts in one process group and ends by that group), or IDLE_PROCESSES alone; IDLE_CLI
  * measures another build's serve (and the renderer it serves) for a before/after; IDLE_PROFILE_DIR,
  * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve; IDLE_PAGE_METRICS,
- * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, IDLE_SCREENSHOT
- * shows it as measured. On a 2-core box
- * a 30 s window swings by ±0.6 points with V8's helper threads (compiles, major GCs): compare
- * alternated runs, or IDLE_SECONDS=90.
+ * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, and
+ * IDLE_SCREENSHOT shows it as measured. On a 2-core box a 30 s window swings by ±0.6 points with
+ * V8's helper threads (compiles, major GCs): compare alternated runs, or IDLE_SECONDS=90.
  * Targets: serve ≤ 2 %, renderer ≤ 2 %.
  */
 import { spawn } from 'node:child_process';
