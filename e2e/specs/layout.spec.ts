@@ -226,6 +226,22 @@ test.describe('layout', () => {
     await expect(search).toHaveValue('');
     await expect(app.getByTestId('system-empty')).toBeHidden();
 
+    // A row clicked low in the list stays in view beside its inspector, which leaves the list room.
+    const low = app.locator('.system-scroll [role="treeitem"]').nth(14);
+    await low.click();
+    const inspector = app.locator('section.inspector');
+    await expect(inspector).toBeVisible();
+    const listBox = await app.locator('.system-scroll').boundingBox();
+    const rowBox = await low.boundingBox();
+    const inspectorBox = await inspector.boundingBox();
+    if (!listBox || !rowBox || !inspectorBox) throw new Error('list, row or inspector not laid out');
+    expect(rowBox.y).toBeGreaterThanOrEqual(listBox.y - 0.5);
+    expect(rowBox.y + rowBox.height).toBeLessThanOrEqual(listBox.y + listBox.height + 0.5);
+    expect(inspectorBox.height).toBeLessThanOrEqual(SIZES[0].height / 2);
+    await app.screenshot({ path: join(TEST_SHOT_DIR, 'system-inspector-1024.png') });
+    await app.keyboard.press('Escape');
+    await expect(inspector).toBeHidden();
+
     // A search shows matches in their tree: the ancestors are there, marked as context.
     await search.fill('playwright');
     await expect(app.locator('.system-scroll .prow.context').first()).toBeVisible();

@@ -5,7 +5,7 @@
 
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Snapshot } from '@treewarden/protocol';
-import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { requestWatchSystem } from '../actions/actions';
 import { useCollapsed } from '../hooks/use-collapsed';
 import { handleListKey } from '../hooks/use-list-keys';
@@ -158,6 +158,19 @@ export function SystemView() {
     },
     [rows, selectProcess, virtualizer],
   );
+
+  // The inspector takes the list's lower part: the row it opened for stays in view (a click low in
+  // the list had it hidden behind the inspector). Measured after the inspector's layout, before paint.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only an opening scrolls; later polls leave the user's scroll alone
+  useLayoutEffect(() => {
+    const list = scroller.current;
+    const index = inspectKey === null ? -1 : rows.findIndex((row) => row.key === inspectKey);
+    if (list === null || index < 0) return;
+    const top = index * SYSTEM_ROW_HEIGHT;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + SYSTEM_ROW_HEIGHT > list.scrollTop + list.clientHeight)
+      list.scrollTop = top + SYSTEM_ROW_HEIGHT - list.clientHeight;
+  }, [inspectKey]);
 
   // Polls re-render this view often; scan the 5,000 rows only when they or the selection change.
   const ownsActive = useMemo(() => activeKey !== null && rows.some((row) => row.key === activeKey), [rows, activeKey]);
