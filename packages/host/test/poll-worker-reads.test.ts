@@ -66,6 +66,18 @@ describe('poll worker full reads', () => {
       );
       expect(stable.length).toBeGreaterThan(3);
       expect(stable.filter((entry) => third?.entries.get(entry.pid)?.startTime !== entry.startTime)).toEqual([]);
+
+      // Each delta's table says what it changed since the one before, and holds to it: every pid
+      // it does not name keeps the very entry object (the system rows skip those).
+      expect(first?.changes).toBeUndefined();
+      const changes = third?.changes;
+      expect(changes?.since).toBe(second?.entries);
+      expect(changes?.removed).toContain(leavingPid);
+      expect(changes?.changed.get(arrivingPid)).toBe(third?.entries.get(arrivingPid));
+      for (const [pid, entry] of third?.entries ?? [])
+        if (!changes?.changed.has(pid)) expect(entry).toBe(second?.entries.get(pid));
+      for (const pid of second?.entries.keys() ?? [])
+        if (!third?.entries.has(pid)) expect(changes?.removed).toContain(pid);
     } finally {
       await reader.close();
     }

@@ -70,4 +70,23 @@ describe('port watch', () => {
     // A recycled pid (same pid, other start time) inherits nothing.
     expect(watch.listeningOf('10:999')).toBeUndefined();
   });
+
+  it('keeps its lookup while a read finds the same listeners, and makes a new one when they change', async () => {
+    const { read } = countedReader([
+      mapOf(listener(10, 3000)),
+      mapOf(listener(10, 3000)),
+      mapOf(listener(10, 3000), listener(11, 4000)),
+    ]);
+    const watch = createPortWatch(read);
+    await watch.refresh('all', [], 0);
+    const first = watch.listeningOf;
+    await watch.refresh('all', [], PORT_READ_INTERVAL_MS);
+    // The same sockets read again: the same function, so the system rows need not look at every row.
+    expect(watch.listeningOf).toBe(first);
+    await watch.refresh('all', [], 2 * PORT_READ_INTERVAL_MS);
+    expect(watch.listeningOf).not.toBe(first);
+    expect(watch.listeningOf('11:110')).toHaveLength(1);
+    // The old function still answers for the read it was made from.
+    expect(first('11:110')).toBeUndefined();
+  });
 });

@@ -43,6 +43,19 @@ export interface ProcessTable {
   readonly entries: ReadonlyMap<number, ProcessEntry>;
   /** Epoch ms when the read finished. */
   readonly readAtMs: number;
+  /** Where the reader knows it: how this table differs from the one it read before (see TableChanges). */
+  readonly changes?: TableChanges;
+}
+
+/**
+ * A table as the change of an earlier one (`since`, from the same reader): the pids `changed`
+ * have other entry objects, those `removed` are gone, and every other pid's entry is the very
+ * object `since` holds, so a consumer that already went through `since` can skip it.
+ */
+export interface TableChanges {
+  readonly since: ReadonlyMap<number, ProcessEntry>;
+  readonly changed: ReadonlyMap<number, ProcessEntry>;
+  readonly removed: readonly number[];
 }
 
 /** A platform backend. `readAll` yields null ("no table") rather than a partial table. */

@@ -212,7 +212,13 @@ export function createPoller({ context, heldLeases, ownedCpu, sessionCpu, rootEx
     let diff: SystemDiff | null = null;
     if (watching && context.systemWatchers.size > 0) {
       const listeningOf = portScope === 'all' ? portWatch.listeningOf : undefined;
-      diff = context.systemRows.update(table.entries, table.readAtMs, context.runs.values(), listeningOf);
+      diff = context.systemRows.update(
+        table.entries,
+        table.readAtMs,
+        context.runs.values(),
+        listeningOf,
+        table.changes,
+      );
     }
     context.emit({ type: 'snapshot', snapshot });
     if (diff !== null) context.emit({ type: 'systemDiff', ...diff });

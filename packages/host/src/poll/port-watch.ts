@@ -18,8 +18,12 @@ export interface PortWatch {
    * (the system view just opened its Ports column). `pids`: the owned processes to read for.
    */
   refresh(scope: PortScope, pids: readonly number[], nowMs: number): Promise<void>;
-  /** The sockets the identity `pid:startTime` listened on at the last read; undefined when none. */
-  listeningOf(key: string): readonly ListeningSocket[] | undefined;
+  /**
+   * The sockets each identity `pid:startTime` listened on at the last read (undefined: none). A
+   * new function only when a read found other listeners than the one before: the same function
+   * tells a consumer (the system rows) that no process's sockets changed.
+   */
+  readonly listeningOf: (key: string) => readonly ListeningSocket[] | undefined;
 }
 
 export type ReadPorts = (pids: readonly number[] | null) => Promise<PortMap | null>;
@@ -41,8 +45,34 @@ function indexListeners(map: PortMap): Map<string, ListeningSocket[]> {
   return byIdentity;
 }
 
+/** Whether two indexes name the same sockets for the same identities, in the same order. */
+function sameListeners(a: ReadonlyMap<string, ListeningSocket[]>, b: ReadonlyMap<string, ListeningSocket[]>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, sockets] of a) {
+    const other = b.get(key);
+    if (other === undefined || other.length !== sockets.length) return false;
+    for (let i = 0; i < sockets.length; i += 1) {
+      const mine = sockets[i] as ListeningSocket;
+      const theirs = other[i] as ListeningSocket;
+      if (mine.port !== theirs.port || mine.proto !== theirs.proto || mine.address !== theirs.address) return false;
+    }
+  }
+  return true;
+}
+
+function lookupIn(map: ReadonlyMap<string, ListeningSocket[]>): PortWatch['listeningOf'] {
+  return (key) => map.get(key);
+}
+
 export function createPortWatch(readPorts: ReadPorts, intervalMs = PORT_READ_INTERVAL_MS): PortWatch {
   let listening = new Map<string, ListeningSocket[]>();
+  let lookup = lookupIn(listening);
+  /** Takes the new listeners, keeping the map (and its lookup) when they are the same as before. */
+  function take(next: Map<string, ListeningSocket[]>): void {
+    if (sameListeners(listening, next)) return;
+    listening = next;
+    lookup = lookupIn(next);
+  }
   let lastReadAtMs = Number.NEGATIVE_INFINITY;
   let lastScope: PortScope = 'owned';
   let failureReported = false;
@@ -54,13 +84,13 @@ export function createPortWatch(readPorts: ReadPorts, intervalMs = PORT_READ_INT
       lastScope = scope;
       lastReadAtMs = nowMs;
       if (scope === 'owned' && pids.length === 0) {
-        listening = new Map();
+        take(new Map());
         return;
       }
       try {
         const map = await readPorts(scope === 'all' ? null : pids);
         // No map this time: keep the last one rather than show every port as closed.
-        if (map !== null) listening = indexListeners(map);
+        if (map !== null) take(indexListeners(map));
       } catch (error) {
         if (!failureReported) {
           failureReported = true;
@@ -70,6 +100,8 @@ export function createPortWatch(readPorts: ReadPorts, intervalMs = PORT_READ_INT
         }
       }
     },
-    listeningOf: (key) => listening.get(key),
+    get listeningOf() {
+      return lookup;
+    },
   };
 }

@@ -105,8 +105,16 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   async function readAll(): Promise<ProcessTable | null> {
     const response = await send({ kind: 'all', baseSeq: mirrorSeq });
     if (response === null || !response.ok || !('delta' in response)) return null;
-    const entries = applyDelta(response.delta);
-    if (entries !== null) return { entries, readAtMs: response.readAtMs };
+    const since = mirror;
+    const { delta } = response;
+    const entries = applyDelta(delta);
+    if (entries !== null && delta.baseSeq === null) return { entries, readAtMs: response.readAtMs };
+    if (entries !== null)
+      return {
+        entries,
+        readAtMs: response.readAtMs,
+        changes: { since, changed: delta.changed, removed: delta.removed },
+      };
     // Answered against a base this side never applied (an answer lost to a timeout): ask whole.
     mirrorSeq = 0;
     return readAll();

@@ -6,7 +6,7 @@
  * process: its key is made once, its CPU sample sits on it, and a process whose entry object the
  * poll worker kept (it did not run, see the reader's keepIdle) costs a lookup and four comparisons.
  */
-import { identityKey, type ProcessEntry } from '@treewarden/engine';
+import { identityKey, type ProcessEntry, type TableChanges } from '@treewarden/engine';
 import type { ListeningSocket, ProcessNode } from '@treewarden/protocol';
 import type { RunRecord } from '../run-record.js';
 import { cpuPercentBetween, type ListeningLookup, toProcessNode } from './process-node.js';
@@ -18,9 +18,8 @@ interface Row {
   entry: ProcessEntry;
   /** What watchers were sent for this process (or would be, on a full diff). */
   node: ProcessNode;
-  /** CPU and wall time at the last read: the next percent's base. */
+  /** CPU time at the last update: the next percent's base (with that update's read time). */
   cpuTimeMs: number;
-  atMs: number;
   listening: readonly ListeningSocket[] | undefined;
   /** The update that last saw this process: rows older than the current one are gone. */
   seenIn: number;
@@ -31,12 +30,15 @@ export interface SystemRows {
    * Brings every row up to this table and returns what changed since the last update: processes
    * that appeared or changed, and the keys of those gone (full, with every row, after `resync`).
    * A process seen for the first time has no CPU % yet (unknown, never a made-up 0).
+   * With `changes` that start from the table of the last update (and the same `listeningOf`),
+   * only the changed, the removed and the unsettled rows are looked at (see `update` below).
    */
   update(
     entries: ReadonlyMap<number, ProcessEntry>,
     readAtMs: number,
     runs: Iterable<RunRecord>,
     listeningOf?: ListeningLookup,
+    changes?: TableChanges,
   ): SystemDiff;
   /** Every row as last updated (a view that starts watching is answered with them). */
   nodes(): ProcessNode[];
@@ -59,6 +61,16 @@ export function createSystemRows(): SystemRows {
   const rows = new Map<number, Row>();
   let update = 0;
   let fullNext = true;
+  // What the last update went through: its table, read time and port lookup.
+  let lastEntries: ReadonlyMap<number, ProcessEntry> | null = null;
+  let lastReadAtMs = 0;
+  let lastListeningOf: ListeningLookup | undefined;
+  /**
+   * Pids whose row can change though their entry object stays: a CPU % not 0 (or not known yet)
+   * falls to 0 once the process stops running, and an escaped mark goes when its run does. Few
+   * at any time (what ran in the last second), so an update from `changes` visits these too.
+   */
+  const unsettled = new Set<number>();
 
   function nodes(): ProcessNode[] {
     const all: ProcessNode[] = [];
@@ -69,17 +81,27 @@ export function createSystemRows(): SystemRows {
   }
 
   return {
-    update(entries, readAtMs, runs, listeningOf) {
+    update(entries, readAtMs, runs, listeningOf, changes) {
       update += 1;
       const escaped = escapedMembers(runs);
       const upserts: ProcessNode[] = [];
       const removed: string[] = [];
-      // forEach, not for-of over entries: no [pid, entry] pair per process every poll.
-      entries.forEach((entry, pid) => {
+      // Every row's CPU time is as of the last update's read (a row not looked at then had the
+      // same entry, so the same CPU time), so that read is every percent's base.
+      const baseAtMs = lastReadAtMs;
+
+      function drop(pid: number, row: Row): void {
+        removed.push(row.key);
+        rows.delete(pid);
+        unsettled.delete(pid);
+      }
+
+      function visit(entry: ProcessEntry, pid: number): void {
         let row = rows.get(pid);
+        if (row !== undefined && row.seenIn === update) return;
         if (row !== undefined && row.startTime !== entry.startTime) {
           // The pid was handed to another process: the old identity is gone, this one is new.
-          removed.push(row.key);
+          drop(pid, row);
           row = undefined;
         }
         const isEscaped = escaped.get(pid) === entry.startTime;
@@ -98,17 +120,16 @@ export function createSystemRows(): SystemRows {
             entry,
             node,
             cpuTimeMs: entry.cpuTimeMs,
-            atMs: readAtMs,
             listening,
             seenIn: update,
           });
+          unsettled.add(pid);
           upserts.push(node);
           return;
         }
         row.seenIn = update;
-        const percent = cpuPercentBetween(row.cpuTimeMs, row.atMs, entry.cpuTimeMs, readAtMs);
+        const percent = cpuPercentBetween(row.cpuTimeMs, baseAtMs, entry.cpuTimeMs, readAtMs);
         row.cpuTimeMs = entry.cpuTimeMs;
-        row.atMs = readAtMs;
         const listening = listeningOf?.(row.key);
         // The poll worker keeps the entry object of a process that did not run: same entry, same
         // percent, escape and sockets is the same row, and nothing to send.
@@ -125,14 +146,40 @@ export function createSystemRows(): SystemRows {
         row.entry = entry;
         row.listening = listening;
         row.node = node;
+        if (node.cpuPercent !== 0 || node.escaped) unsettled.add(pid);
+        else unsettled.delete(pid);
         if (changed) upserts.push(node);
-      });
-      rows.forEach((row, pid) => {
-        // Deleting during forEach is defined: a deleted key is not visited again.
-        if (row.seenIn === update) return;
-        removed.push(row.key);
-        rows.delete(pid);
-      });
+      }
+
+      const fromLast =
+        changes !== undefined && !fullNext && changes.since === lastEntries && listeningOf === lastListeningOf;
+      if (fromLast) {
+        // Only what can have changed: every other pid has the entry, sockets and escape mark of
+        // the last update and a percent of 0 then and now (at ~1,000 mostly sleeping processes,
+        // a few dozen rows a poll instead of all of them).
+        for (const pid of changes.removed) {
+          const row = rows.get(pid);
+          if (row !== undefined) drop(pid, row);
+        }
+        changes.changed.forEach(visit);
+        const visitPid = (pid: number) => {
+          const entry = entries.get(pid);
+          if (entry !== undefined) visit(entry, pid);
+        };
+        for (const pid of escaped.keys()) visitPid(pid);
+        // Deleting during forEach is defined; a pid added now was visited in this update already.
+        unsettled.forEach(visitPid);
+      } else {
+        // forEach, not for-of over entries: no [pid, entry] pair per process every poll.
+        entries.forEach(visit);
+        rows.forEach((row, pid) => {
+          // Deleting during forEach is defined: a deleted key is not visited again.
+          if (row.seenIn !== update) drop(pid, row);
+        });
+      }
+      lastEntries = entries;
+      lastReadAtMs = readAtMs;
+      lastListeningOf = listeningOf;
       if (!fullNext) return { full: false, upserts, removed };
       fullNext = false;
       return { full: true, upserts: nodes(), removed: [] };
