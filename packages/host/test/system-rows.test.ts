@@ -50,6 +50,26 @@ function randomFrom(seed: number): () => number {
   };
 }
 
+/**
+ * One poll's worth of deterministic churn: processes exit, run, change state or sleep (their entry
+ * object kept whole, as the worker keeps a sleeper's), and new ones start, some on a pid just freed.
+ */
+function churn(live: ReadonlyMap<number, ProcessEntry>, poll: number, next: () => number): Map<number, ProcessEntry> {
+  const updated = new Map<number, ProcessEntry>();
+  for (const [pid, current] of live) {
+    const roll = next() % 12;
+    if (roll === 0) continue; // exited
+    if (roll < 3) updated.set(pid, { ...current, cpuTimeMs: current.cpuTimeMs + (next() % 700) });
+    else if (roll === 3) updated.set(pid, { ...current, state: 'R' });
+    else updated.set(pid, current);
+  }
+  for (let born = next() % 4; born > 0; born -= 1) {
+    const pid = 100 + (next() % 40);
+    updated.set(pid, entry(next() % 100, { pid, startTime: String(poll * 1000 + pid), ppid: 1 }));
+  }
+  return updated;
+}
+
 /** What the poll worker's delta says of `next` against `since`: the pids with other entry objects, and those gone. */
 function changesOf(since: ReadonlyMap<number, ProcessEntry>, next: ReadonlyMap<number, ProcessEntry>): TableChanges {
   const changed = new Map<number, ProcessEntry>();
@@ -133,23 +153,11 @@ describe('system rows kept between polls', () => {
     const apply = (diff: SystemDiff) => {
       shown = applySystemDiff(shown, diff);
     };
-    // A deterministic churn: processes start, run, sleep, exit, and pids come back as new ones.
     const next = randomFrom(7);
     let live = new Map<number, ProcessEntry>();
     let most = 0;
     for (let poll = 1; poll <= 60; poll += 1) {
-      const updated = new Map<number, ProcessEntry>();
-      for (const [pid, current] of live) {
-        const roll = next() % 10;
-        if (roll === 0) continue; // exited
-        if (roll < 4) updated.set(pid, { ...current, cpuTimeMs: current.cpuTimeMs + (next() % 700) });
-        else if (roll === 4) updated.set(pid, { ...current, state: 'R' });
-        else updated.set(pid, current); // kept whole, as the worker keeps a sleeper's entry
-      }
-      for (let born = next() % 4; born > 0; born -= 1) {
-        const pid = 100 + (next() % 40);
-        updated.set(pid, entry(next() % 100, { pid, startTime: String(poll * 1000 + pid), ppid: 1 }));
-      }
+      const updated = churn(live, poll, next);
       live = updated;
       apply(rows.update(live, poll * 1_000, []));
       expect(shown).toEqual(byKey(rows));
@@ -211,18 +219,7 @@ describe('system rows kept between polls', () => {
     let removals = 0;
     let fellToZero = 0;
     for (let poll = 1; poll <= 80; poll += 1) {
-      const updated = new Map<number, ProcessEntry>();
-      for (const [pid, current] of live) {
-        const roll = next() % 12;
-        if (roll === 0) continue; // exited
-        if (roll < 3) updated.set(pid, { ...current, cpuTimeMs: current.cpuTimeMs + (next() % 700) });
-        else if (roll === 3) updated.set(pid, { ...current, state: 'R' });
-        else updated.set(pid, current); // kept whole, as the worker keeps a sleeper's entry
-      }
-      for (let born = next() % 4; born > 0; born -= 1) {
-        const pid = 100 + (next() % 40);
-        updated.set(pid, entry(next() % 100, { pid, startTime: String(poll * 1000 + pid), ppid: 1 }));
-      }
+      const updated = churn(live, poll, next);
       // Now and then a port read finds other listeners (a new lookup); between, the same one.
       if (poll % 9 === 0) {
         const listeners = new Map(
