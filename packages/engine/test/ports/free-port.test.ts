@@ -2,12 +2,18 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeDirs, startClient, startServerTree } from '../../../../test-support/port-helpers.js';
 import { executeFreePort } from '../../src/ports/free-port.js';
+import { readListeningSockets } from '../../src/ports/linux-ports.js';
 import { assertPort, PortRangeError, planFreePort } from '../../src/ports/plan-free-port.js';
 import type { PortReader } from '../../src/ports/types.js';
 import type { ProcessEntry, TableReader } from '../../src/table/types.js';
 import { isRunning, pollUntil, startTimeOf, useProcessTracker } from '../helpers/index.js';
 
 const FAST_GRACE = { graceMs: 500 };
+
+/** Whether any listening TCP or bound UDP socket on this machine has `port`. */
+function listensOn(port: number): boolean {
+  return [...(readListeningSockets()?.values() ?? [])].some((socket) => socket.port === port);
+}
 /** Bound on a listener started for a test reporting its port. */
 const LISTENER_READY_MS = 15_000;
 
@@ -96,6 +102,11 @@ describe.skipIf(process.platform !== 'linux')('free a port (real processes)', ()
     tracker.trackPid(tree.serverPid);
     process.kill(tree.listenerPid, 'SIGKILL');
     await pollUntil(() => !isRunning(tree.listenerPid), { description: 'listener gone' });
+    // A killed node process shows as a zombie (its main thread exited) while its other threads
+    // still exit holding its fds: its socket can listen on a moment longer, held by a pid whose fd
+    // dir no longer reads. Under load that moment was long enough to be planned as "held by a
+    // process Treewarden cannot inspect". The port is free once the socket left the table.
+    await pollUntil(() => !listensOn(tree.listenerPort), { description: 'its socket closed' });
     const plan = await planFreePort(tree.listenerPort, 'tcp');
     expect(plan.refusals).toEqual([]);
     expect(plan.listeners).toEqual([]);
