@@ -171,6 +171,12 @@ describe('the focused read derives children of followed processes', () => {
       await pollUntil(() => readProcEntry(orphan as number)?.ppid === 1 || null, {
         description: 'the orphan under pid 1',
       });
+      // The subshell that started it is a zombie child of the member until the shell reaps it. A
+      // read on either side of that reaping is right; the two reads compared below must not fall
+      // on both sides (CI saw the derived read with the zombie and the exact read without it).
+      await pollUntil(() => readChildPids(member.pid, 1).length === 1 || null, {
+        description: 'the subshell reaped',
+      });
       table = reader.read(records, new Set());
       // Followed (it carries the markers): read with its cwd, not as a bare child of pid 1.
       expect(table.entries.get(orphan as number)?.cwd).not.toBeNull();
