@@ -3,7 +3,7 @@
  * (usage errors and an untrusted state dir exit 2 with one line; anything else exits 1 with the
  * stack). Shared by the command table (cli.ts) and `run`'s own bundled entry (run-main.ts).
  */
-import { isStateDirError } from '@treewarden/engine';
+import { endNativeThreads, isStateDirError } from '@treewarden/engine';
 import { type CliCommand, isUsageError } from './commands/command.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { writeText } from './terminal-text.js';
@@ -15,7 +15,17 @@ function isParseArgsError(error: unknown): error is Error {
 /** node:util parseArgs's message for an unknown `--help` or `-h`. */
 const HELP_OPTION = /^Unknown option '(--help|-h)'/;
 
+/** Runs the command; the process may exit once this resolves (its native threads have ended). */
 export async function runChosenCommand(name: string, command: CliCommand, argv: readonly string[]): Promise<number> {
+  try {
+    return await runGuarded(name, command, argv);
+  } finally {
+    // A thread stopped by the exit while it defines a koffi binding aborts the process.
+    await endNativeThreads();
+  }
+}
+
+async function runGuarded(name: string, command: CliCommand, argv: readonly string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
     await writeText(process.stdout, `usage: ${command.usage}\n`);
     return EXIT_OK;

@@ -3,7 +3,7 @@
  * agent session, so it loads only what it uses, not every command's modules (the host, the
  * scenarios, the WebSocket server). Same exit statuses and error handling as cli.ts.
  */
-import { isStateDirError } from '@treewarden/engine';
+import { endNativeThreads, isStateDirError } from '@treewarden/engine';
 import { isUsageError } from './commands/command.js';
 import { mcpCommand } from './commands/mcp.js';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
@@ -27,5 +27,8 @@ export async function runMcp(argv: readonly string[]): Promise<number> {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     await writeText(process.stderr, `treewarden mcp: ${message}\n`);
     return EXIT_FAILURE;
+  } finally {
+    // A thread stopped by the exit while it defines a koffi binding aborts the process.
+    await endNativeThreads();
   }
 }

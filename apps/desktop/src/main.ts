@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveStateDir } from '@treewarden/engine';
+import { endNativeThreads, resolveStateDir } from '@treewarden/engine';
 import { createEngineHost, createEnginePort, type EngineHost } from '@treewarden/host';
 import { app, type BrowserWindow, dialog, session } from 'electron';
 import { registerIpc } from './electron-main/ipc.js';
@@ -91,9 +91,11 @@ function start(quit: () => void): StartedApp {
       leaks.onSnapshot(event.snapshot);
       alerts.onSnapshot(event.snapshot);
     });
-    const close = (): Promise<void> => {
+    const close = async (): Promise<void> => {
       closing = true;
-      return host.close();
+      await host.close();
+      // Before the app exits: a thread stopped inside a koffi definition aborts the process.
+      await endNativeThreads();
     };
     return { focus: bringUp, close };
   } catch (error) {

@@ -37,6 +37,13 @@ export {
   readStartEnvironment,
 } from './runtime/environment.js';
 export {
+  endNativeThreads,
+  exitedWithin,
+  liveNativeThreads,
+  NATIVE_THREAD_END_MS,
+  trackNativeThread,
+} from './runtime/native-threads.js';
+export {
   currentRuntime,
   type NodeCommand,
   type NodeRuntime,

@@ -16,6 +16,7 @@ import {
 } from '../../../../test-support/index.js';
 import { createExitWatch, EXIT_WATCH_THREAD_NAME, exitWatchAvailable } from '../../src/agents/sessions/exit-watch.js';
 import { createTickWaiter } from '../../src/agents/sessions/root-watch.js';
+import { endNativeThreads, liveNativeThreads } from '../../src/runtime/native-threads.js';
 import type { ProcessIdentity } from '../../src/table/types.js';
 
 const tracker = useProcessTracker();
@@ -143,6 +144,26 @@ describe.skipIf(process.platform !== 'linux' || !exitWatchAvailable())('exit wat
     await pollUntil(() => threadCount() > before, { description: 'the watching thread' });
     watch.close();
     await pollUntil(() => threadCount() <= before, { description: 'the watching thread to end' });
+    expect(seen.told).toEqual([]);
+  });
+
+  it('is asked to end with the native threads before an exit, and then tells its owner it stopped', async () => {
+    await pollUntil(() => threadCount() === 0, { description: "the earlier tests' watch threads to end" });
+    const seen = recorder();
+    let failures = 0;
+    const watch = createExitWatch(seen.onExit, () => {
+      failures += 1;
+    });
+    if (watch === null) throw new Error('exit watch unavailable');
+    watch.watch([identityOf(await startSleeper())]);
+    await pollUntil(() => threadCount() === 1, { description: 'the watching thread' });
+    expect(liveNativeThreads()).toBe(1);
+    // Its bindings are defined as it starts: it ends itself, between two polls, when asked.
+    await endNativeThreads();
+    expect(threadCount()).toBe(0);
+    expect(liveNativeThreads()).toBe(0);
+    await pollUntil(() => failures === 1, { description: 'the owner told' });
+    watch.close();
     expect(seen.told).toEqual([]);
   });
 

@@ -22,6 +22,11 @@ const BUILT_READER = new URL('../../dist/table/linux-reader.js', import.meta.url
 const NOBODY_UID = 65534;
 /** Killed node children read while they die (see the test). */
 const DYING_READ_ATTEMPTS = 30;
+/**
+ * The dying-process test starts a node child per attempt: ~0.3 s each here, but beside two busy
+ * loops and the e2e suite the 30 took more than the default 30 s (a CI run timed out on it).
+ */
+const DYING_READ_TIMEOUT_MS = 120_000;
 /** `PF_KTHREAD` from include/linux/sched.h (stat field 9). */
 const PF_KTHREAD = 0x00200000;
 
@@ -100,32 +105,36 @@ describe('linux /proc reader', () => {
     expect(reader.snapshotTrees([shell.pid]).entries.size).toBe(0);
   });
 
-  it('keeps a dying process until it is reaped: live, then a zombie, never gone and back', async () => {
-    // A killed node child sheds its cwd (exit_fs) well before it turns zombie; that window read
-    // as "gone" in about a quarter of tries, so 30 tries miss it by chance about once in 3,000.
-    const reads: string[] = [];
-    for (let attempt = 0; attempt < DYING_READ_ATTEMPTS; attempt += 1) {
-      const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      const pid = tracker.trackChild(child);
-      await once(child.stdout as NodeJS.ReadableStream, 'data');
-      let reaped = false;
-      child.once('exit', () => {
-        reaped = true;
-      });
-      process.kill(pid, 'SIGKILL');
-      let seen = '';
-      while (!reaped) {
-        const entry = readProcEntry(pid);
-        seen += entry === null ? '-' : entry.state === 'Z' ? 'Z' : 'L';
-        await new Promise((resolve) => setImmediate(resolve));
+  it(
+    'keeps a dying process until it is reaped: live, then a zombie, never gone and back',
+    async () => {
+      // A killed node child sheds its cwd (exit_fs) well before it turns zombie; that window read
+      // as "gone" in about a quarter of tries, so 30 tries miss it by chance about once in 3,000.
+      const reads: string[] = [];
+      for (let attempt = 0; attempt < DYING_READ_ATTEMPTS; attempt += 1) {
+        const child = spawn(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1000)'], {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        const pid = tracker.trackChild(child);
+        await once(child.stdout as NodeJS.ReadableStream, 'data');
+        let reaped = false;
+        child.once('exit', () => {
+          reaped = true;
+        });
+        process.kill(pid, 'SIGKILL');
+        let seen = '';
+        while (!reaped) {
+          const entry = readProcEntry(pid);
+          seen += entry === null ? '-' : entry.state === 'Z' ? 'Z' : 'L';
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        reads.push(seen);
       }
-      reads.push(seen);
-    }
-    // Once a read says "gone", the pid is reaped: nothing may follow it.
-    expect(reads.filter((seen) => /-[^-]/.test(seen))).toEqual([]);
-  });
+      // Once a read says "gone", the pid is reaped: nothing may follow it.
+      expect(reads.filter((seen) => /-[^-]/.test(seen))).toEqual([]);
+    },
+    DYING_READ_TIMEOUT_MS,
+  );
 
   it('never throws while processes come and go during full reads', async () => {
     const churn = startShell(tracker, 'i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done');

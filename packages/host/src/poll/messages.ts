@@ -19,6 +19,12 @@ export type PollRequest =
   | { readonly id: number; readonly kind: 'agents'; readonly stateDir: string };
 
 /**
+ * What the host posts to its poll worker: a request, or `end`, which the worker reads between
+ * tasks and ends on (it is never terminated from outside: see the engine's native-threads.ts).
+ */
+export type PollWorkerMessage = PollRequest | { readonly kind: 'end' };
+
+/**
  * A full-table answer as the processes that changed since the table `baseSeq` named (by entry
  * object: the reader keeps an unchanged process's entry) and the pids that are gone. Most
  * processes sleep between polls, so this spares the main thread the structured clone of every

@@ -15,7 +15,7 @@ import {
   statePaths,
 } from '@treewarden/engine';
 import { observeAgents } from './agent-observer.js';
-import type { PollRequest, PollResponse, TableDelta } from './messages.js';
+import type { PollRequest, PollResponse, PollWorkerMessage, TableDelta } from './messages.js';
 
 // The engine's platform reader (Linux: /proc with an identity cache, owned trees via the
 // kernel's children files); it lives here so its cache is reused across polls.
@@ -97,6 +97,8 @@ async function answer(request: PollRequest): Promise<PollResponse> {
   }
 }
 
-parentPort?.on('message', (request: PollRequest) => {
-  void answer(request).then((response) => parentPort?.postMessage(response));
+parentPort?.on('message', (message: PollWorkerMessage) => {
+  // Between tasks, so never inside a koffi definition (the port reader defines its own lazily).
+  if (message.kind === 'end') process.exit(0);
+  else void answer(message).then((response) => parentPort?.postMessage(response));
 });

@@ -6,14 +6,16 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { ProcessEntry, ProcessTable } from '@treewarden/engine';
+import { exitedWithin, type ProcessEntry, type ProcessTable, trackNativeThread } from '@treewarden/engine';
 import type { PollKind, WorkerReadStats, WorkerTableReader } from '../engine/reads.js';
-import type { PollRequest, PollResponse, TableDelta } from './messages.js';
+import type { PollRequest, PollResponse, PollWorkerMessage, TableDelta } from './messages.js';
 
 export type { PollKind, WorkerReadStats, WorkerTableReader } from '../engine/reads.js';
 
 /** A read that takes longer than this yields "no table" rather than a wait without end. */
 export const WORKER_READ_TIMEOUT_MS = 10_000;
+/** close() waits this long for the worker to end when asked, then stops it from outside. */
+const WORKER_END_MS = 5_000;
 
 type TableRequestBody =
   | { kind: 'all'; baseSeq: number }
@@ -48,6 +50,9 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
   const worker = new Worker(workerUrl);
   // The worker must never keep the process alive on its own (the host's timers decide that).
   worker.unref();
+  // It defines koffi bindings (the port reader's): it is asked to end, never terminated mid-task.
+  const end = () => worker.postMessage({ kind: 'end' } satisfies PollWorkerMessage);
+  const exited = trackNativeThread(worker, end);
   const pending = new Map<number, (response: PollResponse | null) => void>();
   let nextId = 1;
   let last: WorkerReadStats | null = null;
@@ -153,7 +158,9 @@ export function createWorkerTableReader(workerUrl: URL = defaultWorkerUrl()): Wo
       closed = true;
       for (const settle of pending.values()) settle(null);
       pending.clear();
-      await worker.terminate();
+      end();
+      // A worker that did not end in time is stuck in a read, not in a definition.
+      if (!(await exitedWithin(exited, WORKER_END_MS))) await worker.terminate();
     },
   };
 }

@@ -4,7 +4,7 @@
  * optionally open a browser through a private launch page, and on SIGINT/SIGTERM end the host's
  * runs and stop.
  */
-import { ensureStateDir } from '@treewarden/engine';
+import { endNativeThreads, ensureStateDir } from '@treewarden/engine';
 import { createEnginePort } from '../engine/binding.js';
 import { createEngineHost } from '../host.js';
 import { type LaunchPage, launchTarget, writeLaunchPage } from './launch-page.js';
@@ -24,14 +24,18 @@ function writeTo(stream: NodeJS.WriteStream): (line: string) => Promise<void> {
   return (line) => new Promise((resolve) => stream.write(`${line}\n`, () => resolve()));
 }
 
+/** How long a forced stop waits for the native threads to end. */
+const FORCED_END_MS = 1_000;
+
 function nextStopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      // A second signal while stopping ends the process at once; the lease guardian then ends
-      // the runs (it sees the lease pipe close), so nothing is left behind either way.
-      const force = () => process.exit(1);
+      // A second signal while stopping ends the process (its native threads first, briefly: one
+      // stopped inside a koffi definition would abort it); the lease guardian then ends the runs
+      // (it sees the lease pipe close), so nothing is left behind either way.
+      const force = () => void endNativeThreads(FORCED_END_MS).finally(() => process.exit(1));
       process.once('SIGINT', force);
       process.once('SIGTERM', force);
       resolve(signal);

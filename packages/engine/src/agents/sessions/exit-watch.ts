@@ -13,6 +13,7 @@ import { existsSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { trackNativeThread } from '../../runtime/native-threads.js';
 import { loadPidfd } from '../../runtime/pidfd.js';
 import { identityKey, type ProcessIdentity } from '../../table/types.js';
 
@@ -90,9 +91,9 @@ export function createExitWatch(
   // readable at once. A CI run saw that double telling. An exited identity never lives again.
   let told = new Set<string>();
 
-  function wake(): void {
+  function wake(fd: number = wakeFd): void {
     try {
-      writeSync(wakeFd, ONE);
+      writeSync(fd, ONE);
     } catch {
       // The thread is gone (closed): nothing to wake.
     }
@@ -103,6 +104,18 @@ export function createExitWatch(
     if (wakeFd < 0) return null;
     const started = new Worker(workerUrl(), { workerData: { wakeFd, threadName: EXIT_WATCH_THREAD_NAME } });
     started.unref();
+    // Its bindings are defined as it starts: the process exits only after it ended (native-threads.ts).
+    // Its eventfd is closed once it exited, and the number may then name another file.
+    const startedFd = wakeFd;
+    let exited = false;
+    started.once('exit', () => {
+      exited = true;
+    });
+    trackNativeThread(started, () => {
+      if (exited) return;
+      started.postMessage({ type: 'close' } satisfies ExitWatchMessage);
+      wake(startedFd);
+    });
     started.on('message', (keys: string[]) => {
       const exited = keys.filter((key) => !told.has(key)).flatMap((key) => byKey.get(key) ?? []);
       for (const root of exited) told.add(identityKey(root));
