@@ -7,6 +7,7 @@ import type { ProcessNode } from '@treewarden/protocol';
 import { memo, useSyncExternalStore } from 'react';
 import { type HistorySource, useSamples } from '../hooks/use-samples';
 import { displayArgs, formatBytes, formatDuration, formatPercent } from '../model/format';
+import type { Sample } from '../model/history';
 import { identityOf, isZombie } from '../model/identity';
 import type { MembershipMark } from '../model/membership-marks';
 import { formatSocket, shortSocket } from '../model/ports';
@@ -112,11 +113,22 @@ export function basename(command: string): string {
 /**
  * The row's CPU curve, a component of its own: a sample pass (one fifth of the system view's rows
  * each second) re-renders the curves it moved, not their whole rows.
+ *
+ * In All processes a curve is drawn only for a process that used CPU at one of its samples: most
+ * of a machine's processes sleep, and a flat line on every row told nothing the CPU column did
+ * not, while the page's idle cost rose with each curve on screen (~0.65 points of a core with ~50
+ * rows in view: RESULTS.md). A run's or session's rows, few and the user's own, keep every curve.
  */
 const RowSpark = memo(function RowSpark({ source, rowKey }: { source: HistorySource; rowKey: string | null }) {
   const samples = useSamples(source, rowKey);
-  return samples.length > 1 ? <Sparkline samples={samples} kind="cpu" className="row-spark" /> : null;
+  if (samples.length < 2) return null;
+  if (source === 'system' && !samples.some(usedCpu)) return null;
+  return <Sparkline samples={samples} kind="cpu" className="row-spark" />;
 });
+
+function usedCpu(sample: Sample): boolean {
+  return sample.cpuPercent !== null && sample.cpuPercent > 0;
+}
 
 /** What a row's Age column shows at `nowMs`. */
 export function ageText(node: Pick<ProcessNode, 'startedAtMs'>, nowMs: number): string {

@@ -39,6 +39,12 @@ export function rangeOf(series: readonly (number | null)[], kind: SeriesKind): {
  * The SVG path of the curve in a width × height box; empty with fewer than two samples. An
  * unknown value is a gap: no point is drawn there and no line leads to or from it (the next known
  * value starts a new stroke), so a curve never shows a 0 nobody measured.
+ *
+ * A point inside a level run (the same height as both its neighbours) is left out: it draws
+ * nothing the line through it does not. So a level curve (an idle process's 0 %, most rows of the
+ * system view) keeps the same path as samples arrive and the step between them shrinks, and the
+ * page neither lays out, paints nor rasters its curve again: with the curves of the system view's
+ * idle rows redrawn each sample, they were about a quarter of the page's idle CPU (RESULTS.md).
  */
 export function sparkPath(
   values: readonly (number | null)[],
@@ -49,16 +55,17 @@ export function sparkPath(
   if (values.length < 2) return '';
   const { low, high } = rangeOf(values, kind);
   const step = width / (values.length - 1);
-  const y = (value: number) => height - 1 - ((value - low) / (high - low)) * (height - 2);
+  const y = (value: number) => (height - 1 - ((value - low) / (high - low)) * (height - 2)).toFixed(2);
   const parts: string[] = [];
-  let drawing = false;
   values.forEach((value, index) => {
-    if (value === null) {
-      drawing = false;
-      return;
-    }
-    parts.push(`${drawing ? 'L' : 'M'}${(index * step).toFixed(2)},${y(value).toFixed(2)}`);
-    drawing = true;
+    if (value === null) return;
+    const before = values[index - 1];
+    const after = values[index + 1];
+    const drawing = before !== null && before !== undefined;
+    const level = y(value);
+    // Inside a level run: its neighbours on both sides are drawn, at the same height.
+    if (drawing && after !== null && after !== undefined && y(before) === level && y(after) === level) return;
+    parts.push(`${drawing ? 'L' : 'M'}${(index * step).toFixed(2)},${level}`);
   });
   return parts.join(' ');
 }
