@@ -8,7 +8,7 @@
  * it starts in one process group and ends by that group), or IDLE_PROCESSES alone; IDLE_CLI
  * measures another build's serve (and the renderer it serves) for a before/after; IDLE_PROFILE_DIR,
  * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve; IDLE_PAGE_METRICS,
- * IDLE_PAGE_PROFILE and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, and
+ * IDLE_PAGE_PROFILE, IDLE_PAGE_HEAP (allocations) and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, and
  * IDLE_SCREENSHOT shows it as measured. On a 2-core box a 30 s window swings by ±0.6 points with
  * V8's helper threads (compiles, major GCs): compare alternated runs, or IDLE_SECONDS=90.
  * Targets: serve ≤ 2 %, renderer ≤ 2 %.
@@ -197,6 +197,14 @@ async function measure(target) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.start');
     }
+    // IDLE_PAGE_HEAP=FILE: what the page allocates over the window, collected or not (V8's sampler).
+    const heap = process.env.IDLE_PAGE_HEAP ? await page.context().newCDPSession(page) : null;
+    if (heap)
+      await heap.send('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     // IDLE_PAGE_TRACE=FILE: Chromium's timeline trace of the window (what each layout, style and
     // paint touched); `node tools/page-trace-top.mjs FILE` sums it.
     const tracing = process.env.IDLE_PAGE_TRACE;
@@ -225,6 +233,10 @@ async function measure(target) {
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       writeFileSync(process.env.IDLE_PAGE_PROFILE, JSON.stringify(profile));
+    }
+    if (heap) {
+      const { profile } = await heap.send('HeapProfiler.stopSampling');
+      writeFileSync(process.env.IDLE_PAGE_HEAP, JSON.stringify(profile));
     }
     const seconds = (Date.now() - started) / 1000;
     // IDLE_SCREENSHOT=FILE: the view as it stood at the window's end (what the figures are of).
