@@ -13,6 +13,8 @@ import type {
   Snapshot,
 } from '@treewarden/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { ProcessRowProps } from '../src/components/process-row';
+import type { TreeRow } from '../src/model/tree';
 import { createHistoryState } from '../src/store/history-slice';
 import { createSystemTable } from '../src/store/slices';
 import { useAppStore } from '../src/store/store';
@@ -35,6 +37,27 @@ export function makeProcess(overrides: Partial<ProcessNode> & { pid: number }): 
     rssBytes: 42 * 1024 * 1024,
     startedAtMs: NOW - 65_000,
     escaped: false,
+    ...overrides,
+  };
+}
+
+/** A top-level row of `node` under `key`, for rendering a ProcessRow alone. */
+export function rowOf(key: string, node: ProcessNode): TreeRow {
+  return { key, node, depth: 0, childCount: 0, parent: null };
+}
+
+/** A ProcessRow's props for `row`, inactive and with handlers that do nothing, plus `overrides`. */
+export function rowProps(row: TreeRow, overrides: Partial<ProcessRowProps> = {}): ProcessRowProps {
+  return {
+    id: 'row',
+    row,
+    active: false,
+    collapsed: false,
+    anchor: null,
+    onActivate: () => {},
+    onToggle: () => {},
+    onKill: () => {},
+    killPending: false,
     ...overrides,
   };
 }

@@ -22,6 +22,8 @@ import {
   NOW,
   okReply,
   resetStoreEachTest,
+  rowOf,
+  rowProps,
 } from './fixtures';
 
 resetStoreEachTest();
@@ -119,22 +121,14 @@ describe('ports and resource history', () => {
 
   it("shows a system row's ports and its flag, with the reason in the badge's tooltip", () => {
     const node = makeProcess({ pid: 300, ppid: 1, listening: [{ proto: 'tcp', address: '0.0.0.0', port: 8080 }] });
-    const row = { key: '300:30000', node, depth: 0, childCount: 0, parent: null };
     const reason = 'CPU at or above 90 % for 3 min (lowest 99.0 %)';
     render(
       <ProcessRow
-        id="row"
-        row={row}
-        active={false}
-        collapsed={false}
-        anchor={null}
-        onActivate={() => {}}
-        onToggle={() => {}}
-        onKill={() => {}}
-        killPending={false}
-        historySource="system"
-        showPorts
-        flags={[{ kind: 'cpu', reason }]}
+        {...rowProps(rowOf('300:30000', node), {
+          historySource: 'system',
+          showPorts: true,
+          flags: [{ kind: 'cpu', reason }],
+        })}
       />,
     );
     expect(document.querySelector('.col-ports')?.textContent).toBe(':8080');

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ProcessRow } from '../src/components/process-row';
 import type { HistorySource } from '../src/hooks/use-samples';
 import { useAppStore } from '../src/store/store';
-import { makeProcess, NOW, resetStoreEachTest } from './fixtures';
+import { makeProcess, NOW, resetStoreEachTest, rowOf, rowProps } from './fixtures';
 
 resetStoreEachTest();
 
@@ -33,19 +33,7 @@ function rowWithSamples(source: HistorySource, pid: number, cpu: readonly (numbe
     );
   });
   const { container } = render(
-    <ProcessRow
-      id={`row-${pid}`}
-      row={{ key, node, depth: 0, childCount: 0, parent: null }}
-      active={false}
-      collapsed={false}
-      anchor={null}
-      onActivate={() => {}}
-      onToggle={() => {}}
-      onKill={() => {}}
-      killPending={false}
-      historySource={source}
-      showPorts={source === 'system'}
-    />,
+    <ProcessRow {...rowProps(rowOf(key, node), { historySource: source, showPorts: source === 'system' })} />,
   );
   return container.querySelector('svg.row-spark');
 }
