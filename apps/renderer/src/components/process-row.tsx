@@ -116,7 +116,7 @@ export function basename(command: string): string {
  *
  * In All processes a curve is drawn only for a process that used CPU at one of its samples: most
  * of a machine's processes sleep, and a flat line on every row told nothing the CPU column did
- * not, while the page's idle cost rose with each curve on screen (~0.65 points of a core with ~50
+ * not, while the page's idle cost rose with each curve on screen (~0.5 points of a core with ~50
  * rows in view: RESULTS.md). A run's or session's rows, few and the user's own, keep every curve.
  */
 const RowSpark = memo(function RowSpark({ source, rowKey }: { source: HistorySource; rowKey: string | null }) {

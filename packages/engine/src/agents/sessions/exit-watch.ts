@@ -107,12 +107,12 @@ export function createExitWatch(
     // Its bindings are defined as it starts: the process exits only after it ended (native-threads.ts).
     // Its eventfd is closed once it exited, and the number may then name another file.
     const startedFd = wakeFd;
-    let exited = false;
+    let threadEnded = false;
     started.once('exit', () => {
-      exited = true;
+      threadEnded = true;
     });
     trackNativeThread(started, () => {
-      if (exited) return;
+      if (threadEnded) return;
       started.postMessage({ type: 'close' } satisfies ExitWatchMessage);
       wake(startedFd);
     });
