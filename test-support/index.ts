@@ -7,6 +7,7 @@
  *   fixture from packages/engine/fixtures and read the pids it and its descendants report.
  * - `recordPastRun(...)`: a ledger record of a run that already ended, for orphan tests.
  * Lease-specific helpers (holders, guardians, agent trees) are in ./lease-helpers.ts.
+ * Threads that call koffi are tested in node children of their own: ./native-child.ts.
  */
 export * from './fixtures.js';
 export * from './past-run.js';

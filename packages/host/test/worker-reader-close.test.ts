@@ -7,23 +7,17 @@
  * outside lands in a definition every time; the real reader is asked to end and is read between
  * tasks. Each case runs in a node child of its own, so an abort cannot take the runner with it.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { KOFFI_PATH, runNodeChild, useScratchDir } from '../../../test-support/native-child.js';
 
 const HOST_DIST = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-const KOFFI = createRequire(fileURLToPath(new URL('../../engine/package.json', import.meta.url))).resolve('koffi');
-/** Bound on one node child (start-up on a loaded machine). */
-const CHILD_TIMEOUT_MS = 25_000;
 /** How long the stand-in's port read defines bindings: far longer than a close takes to begin. */
 const DEFINING_MS = 1_500;
 
-const dir = mkdtempSync(join(tmpdir(), 'tw-reader-close-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useScratchDir('tw-reader-close-');
 
 const workerFile = join(dir, 'defining-poll-worker.mjs');
 writeFileSync(
@@ -31,7 +25,7 @@ writeFileSync(
   `import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
-const koffi = createRequire(import.meta.url)(${JSON.stringify(KOFFI)});
+const koffi = createRequire(import.meta.url)(${JSON.stringify(KOFFI_PATH)});
 const marker = ${JSON.stringify(join(dir, 'defining'))};
 let defined = 0;
 parentPort.on('message', (message) => {
@@ -61,13 +55,8 @@ process.exit(0);
     // A file, not -e: a worker inherits --input-type, which it refuses for a file of its own.
     const scriptFile = join(dir, 'close-while-defining.mjs');
     writeFileSync(scriptFile, script);
-    const child = spawnSync(process.execPath, [scriptFile], {
-      encoding: 'utf8',
-      timeout: CHILD_TIMEOUT_MS,
-      killSignal: 'SIGKILL',
-    });
-    const out = child.stdout + child.stderr;
-    expect({ status: child.status, signal: child.signal }, out).toEqual({ status: 0, signal: null });
+    const child = runNodeChild([scriptFile]);
+    expect({ status: child.status, signal: child.signal }, child.out).toEqual({ status: 0, signal: null });
     const result = JSON.parse(child.stdout) as { ports: unknown; closedAfterMs: number };
     // The read in flight is told "nothing" at once; close() returned once the thread had ended.
     expect(result.ports).toBeNull();

@@ -5,23 +5,22 @@
  * definition every time (30 of 30 such terminations aborted on this machine); it looks for the
  * owner's `end` between two definitions, as the real threads read theirs between tasks.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  KOFFI_PATH,
+  type NodeChildResult,
+  runNodeChild,
+  useScratchDir,
+} from '../../../../test-support/native-child.js';
 
 const ENGINE_DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-const KOFFI = createRequire(import.meta.url).resolve('koffi');
-/** Bound on one node child (start-up on a loaded machine). */
-const CHILD_TIMEOUT_MS = 25_000;
 /** The thread ends on its own after this many definitions at most (if nobody stops it). */
 const MAX_DEFINITIONS = 400_000;
 
-const dir = mkdtempSync(join(tmpdir(), 'tw-native-threads-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useScratchDir('tw-native-threads-');
 
 const workerFile = join(dir, 'defining-worker.cjs');
 writeFileSync(
@@ -36,14 +35,14 @@ for (let i = 0; i < ${MAX_DEFINITIONS} && receiveMessageOnPort(parentPort) === u
 );
 
 /** A child process that starts the thread, waits until it defines, then exits as `how` says. */
-function runChild(how: 'end-first' | 'exit-at-once'): { status: number | null; signal: string | null; out: string } {
+function runChild(how: 'end-first' | 'exit-at-once'): NodeChildResult {
   const marker = join(dir, `marker-${how}-${Date.now()}`);
   const script = `
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 const engine = await import(${JSON.stringify(ENGINE_DIST)});
-const worker = new Worker(${JSON.stringify(workerFile)}, { workerData: { koffi: ${JSON.stringify(KOFFI)}, marker: ${JSON.stringify(marker)} } });
+const worker = new Worker(${JSON.stringify(workerFile)}, { workerData: { koffi: ${JSON.stringify(KOFFI_PATH)}, marker: ${JSON.stringify(marker)} } });
 let asked = 0;
 const exited = engine.trackNativeThread(worker, () => { asked += 1; worker.postMessage('end'); });
 const before = engine.liveNativeThreads();
@@ -55,12 +54,7 @@ await Promise.resolve();
 process.stdout.write(JSON.stringify({ before, after: engine.liveNativeThreads(), asked, ended }));
 process.exit(0);
 `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    timeout: CHILD_TIMEOUT_MS,
-    killSignal: 'SIGKILL',
-  });
-  return { status: child.status, signal: child.signal, out: child.stdout + child.stderr };
+  return runNodeChild(['--input-type=module', '-e', script]);
 }
 
 describe.skipIf(process.platform !== 'linux')('native threads', () => {
