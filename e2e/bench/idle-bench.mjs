@@ -8,7 +8,8 @@
  * it starts in one process group and ends by that group), or IDLE_PROCESSES alone; IDLE_CLI
  * measures another build's serve (and the renderer it serves) for a before/after; IDLE_PROFILE_DIR,
  * IDLE_HEAP_PROFILE_DIR and IDLE_NODE_FLAGS (e.g. `--trace-gc`) look inside serve; IDLE_PAGE_METRICS,
- * IDLE_PAGE_PROFILE, IDLE_PAGE_HEAP (allocations) and IDLE_PAGE_TRACE (tools/page-trace-top.mjs) inside the page, and
+ * IDLE_PAGE_PROFILE, IDLE_PAGE_HEAP (allocations) and IDLE_PAGE_TRACE (tools/page-trace-top.mjs;
+ * IDLE_TRACE_MORE=1 adds the scheduler's categories: where each task was posted from) inside the page, and
  * IDLE_SCREENSHOT shows it as measured. On a 2-core box a 30 s window swings by ±0.6 points with
  * V8's helper threads (compiles, major GCs): compare alternated runs, or IDLE_SECONDS=90.
  * Targets: serve ≤ 2 %, renderer ≤ 2 %.
@@ -211,7 +212,15 @@ async function measure(target) {
     if (tracing)
       await browser.startTracing(page, {
         path: tracing,
-        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc'],
+        categories: [
+          'devtools.timeline',
+          'disabled-by-default-devtools.timeline',
+          'blink',
+          'cc',
+          ...(process.env.IDLE_TRACE_MORE
+            ? ['toplevel', 'toplevel.flow', 'renderer.scheduler', 'disabled-by-default-renderer.scheduler']
+            : []),
+        ],
       });
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
     if (tracing) await browser.stopTracing();
