@@ -54,17 +54,18 @@ export function sparkPath(
   if (values.length < 2) return '';
   const { low, high } = rangeOf(values, kind);
   const step = width / (values.length - 1);
-  const y = (value: number) => (height - 1 - ((value - low) / (high - low)) * (height - 2)).toFixed(2);
+  // Each known value's height as the path writes it, once: a level run compares these strings.
+  const levels = values.map((value) =>
+    value === null ? null : (height - 1 - ((value - low) / (high - low)) * (height - 2)).toFixed(2),
+  );
   const parts: string[] = [];
-  values.forEach((value, index) => {
-    if (value === null) return;
-    const before = values[index - 1];
-    const after = values[index + 1];
-    const drawing = before !== null && before !== undefined;
-    const level = y(value);
+  levels.forEach((level, index) => {
+    if (level === null) return;
+    const before = levels[index - 1] ?? null;
+    const after = levels[index + 1] ?? null;
     // Inside a level run: its neighbours on both sides are drawn, at the same height.
-    if (drawing && after !== null && after !== undefined && y(before) === level && y(after) === level) return;
-    parts.push(`${drawing ? 'L' : 'M'}${(index * step).toFixed(2)},${level}`);
+    if (before === level && after === level) return;
+    parts.push(`${before !== null ? 'L' : 'M'}${(index * step).toFixed(2)},${level}`);
   });
   return parts.join(' ');
 }
